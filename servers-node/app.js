@@ -1,0 +1,116 @@
+// The server factory: a `node:http` server with the users API's handler and the contract's transport rules, and
+// its graceful close. server.js runs it from the command line; the tests start it in-process on port 0.
+
+import http from 'node:http';
+
+import { createHandler } from './routes.js';
+import { UserStore, firstIdForWorker } from './store.js';
+
+/** The contract's two time limits and the shutdown deadline, each 10 s; tests lower them. */
+export const HEADER_TIMEOUT_MS = 10_000;
+export const BODY_TIMEOUT_MS = 10_000;
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** The largest request head, in bytes: Node's default, set here so that the number is visible. */
+const MAX_HEADER_SIZE = 16_384;
+
+/**
+ * Creates the server, not yet listening.
+ * @param {object} [options]
+ * @param {number} [options.maxUsers] store capacity, seed included (`--max-users`; default 1,000,000).
+ * @param {number} [options.workerId] the cluster worker id that picks the id block (1 for a single process).
+ * @param {UserStore} [options.store] a store to use instead of a new one (tests look into it).
+ * @param {number} [options.headerTimeoutMs] time for a complete request head, and for an idle keep-alive connection.
+ * @param {number} [options.bodyTimeoutMs] time for a complete body after its head.
+ * @param {boolean} [options.log] one line per request on stderr.
+ * @param {(req: http.IncomingMessage) => void} [options.beforeRoute] test hook, see routes.js.
+ * @returns {http.Server}
+ */
+export function createServer(options = {}) {
+  const {
+    maxUsers = 1_000_000,
+    workerId = 1,
+    headerTimeoutMs = HEADER_TIMEOUT_MS,
+    bodyTimeoutMs = BODY_TIMEOUT_MS,
+    log = false,
+    beforeRoute,
+  } = options;
+  const store = options.store ?? new UserStore({ capacity: maxUsers, firstId: firstIdForWorker(workerId) });
+
+  const server = http.createServer(
+    {
+      // First time limit: the head must be complete this long after connect (or after the previous request on a
+      // keep-alive connection began). Node checks it every `connectionsCheckingInterval` (30 s by default, which
+      // would let a silent connection live up to 40 s), so the check runs ten times per limit instead.
+      headersTimeout: headerTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.floor(headerTimeoutMs / 10)),
+      // Node's `requestTimeout` (5 minutes by default) counts from the start of the request, head included; the
+      // contract's body limit counts from the end of the head, so routes.js and body.js time bodies themselves.
+      requestTimeout: 0,
+      maxHeaderSize: MAX_HEADER_SIZE,
+      // Node's own missing-Host answer is a chunked 400; routes.js answers it with a Content-Length.
+      requireHostHeader: false,
+    },
+    createHandler({ store, bodyTimeoutMs, log, beforeRoute }),
+  );
+  // An idle keep-alive connection is closed this long after its last response.
+  server.keepAliveTimeout = headerTimeoutMs;
+  server.on('clientError', onClientError);
+  return server;
+}
+
+/**
+ * Errors from the HTTP parser and the head timeout, before any request object exists. Without a listener Node
+ * answers these itself, but without a Content-Length; with one, nothing may throw here or the process dies.
+ * The connection always ends afterwards: the parser cannot resynchronise with the byte stream.
+ */
+function onClientError(error, socket) {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  let response;
+  switch (error.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      response = emptyResponse('431 Request Header Fields Too Large');
+      break;
+    case 'ERR_HTTP_REQUEST_TIMEOUT': {
+      const body = JSON.stringify({ error: 'request timeout' });
+      response =
+        'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+      break;
+    }
+    default:
+      response = emptyResponse('400 Bad Request');
+  }
+  socket.end(response, () => socket.destroy());
+}
+
+function emptyResponse(status) {
+  return `HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
+}
+
+/**
+ * Closes the server the way SIGTERM asks: stop accepting at once, let requests in progress finish, close each
+ * keep-alive connection as soon as it is idle, and close whatever is left after `timeoutMs`.
+ * @param {http.Server} server
+ * @param {{timeoutMs?: number}} [options]
+ * @returns {Promise<void>} resolves when every connection is closed.
+ */
+export function closeGracefully(server, { timeoutMs = SHUTDOWN_TIMEOUT_MS } = {}) {
+  return new Promise((resolve) => {
+    // A request that still arrives on an open connection is served, but its response says `Connection: close`.
+    // (Prepended, so that it runs before the handler writes the response.)
+    server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+    // `close()` closes the connections idle at this moment; a connection becomes idle when its last response is
+    // out, so they are swept again until none is left.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve();
+    });
+  });
+}
