@@ -11,6 +11,9 @@ export const HEADER_TIMEOUT_MS = 10_000;
 export const BODY_TIMEOUT_MS = 10_000;
 export const SHUTDOWN_TIMEOUT_MS = 10_000;
 
+/** What Node adds to `keepAliveTimeout` (HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER in lib/_http_server.js). */
+const KEEP_ALIVE_TIMEOUT_BUFFER_MS = 1_000;
+
 /** The largest request head, in bytes: Node's default, set here so that the number is visible. */
 const MAX_HEADER_SIZE = 16_384;
 
@@ -53,8 +56,10 @@ export function createServer(options = {}) {
     },
     createHandler({ store, bodyTimeoutMs, log, beforeRoute }),
   );
-  // An idle keep-alive connection is closed this long after its last response.
-  server.keepAliveTimeout = headerTimeoutMs;
+  // An idle keep-alive connection is closed `headerTimeoutMs` after its last response. Node waits one second longer
+  // than `keepAliveTimeout` (a fixed buffer, so that clients, which see `Keep-Alive: timeout=…`, give up first), so
+  // the setting is one second short of the limit.
+  server.keepAliveTimeout = Math.max(1, headerTimeoutMs - KEEP_ALIVE_TIMEOUT_BUFFER_MS);
   server.on('clientError', onClientError);
   return server;
 }
