@@ -236,8 +236,7 @@ function logWhenFinished(req, res) {
   const start = process.hrtime.bigint();
   res.once('finish', () => {
     const micros = Number(process.hrtime.bigint() - start) / 1000;
-    const length = res.getHeader('content-length') ?? '-';
-    console.error(`${req.method} ${req.url} HTTP/${req.httpVersion} ${res.statusCode} ${length} ${micros.toFixed(0)}µs`);
+    console.error(`${req.method} ${req.url} HTTP/${req.httpVersion} ${res.statusCode} ${micros.toFixed(0)}µs`);
   });
 }
 
