@@ -137,6 +137,16 @@ test('a GET whose body never finishes is cut after the body time limit', async (
   await conn.closed;
 });
 
+test('a GET with a complete body keeps its connection usable past the body time limit', async () => {
+  const conn = await RawConnection.open(port);
+  conn.write('GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello');
+  assert.equal((await conn.response()).status, 200);
+  await sleep(LIMIT_MS * 2);
+  conn.write('GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n');
+  assert.equal((await conn.response())?.status, 200);
+  conn.destroy();
+});
+
 test('transport errors get a Content-Length and close the connection', async () => {
   const requests = {
     'missing Host': 'GET /users/1 HTTP/1.1\r\n\r\n',
