@@ -70,26 +70,30 @@ export function createServer(options = {}) {
  * The connection always ends afterwards: the parser cannot resynchronise with the byte stream.
  */
 function onClientError(error, socket) {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  const response = clientErrorResponse(error);
+  if (response === null || !socket.writable) {
     socket.destroy();
     return;
   }
-  let response;
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      response = emptyResponse('431 Request Header Fields Too Large');
-      break;
-    case 'ERR_HTTP_REQUEST_TIMEOUT': {
-      const body = JSON.stringify({ error: 'request timeout' });
-      response =
-        'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-      break;
-    }
-    default:
-      response = emptyResponse('400 Bad Request');
-  }
   socket.end(response, () => socket.destroy());
+}
+
+/** The bytes to answer a client error with, or `null` for a socket error (a reset, say) that leaves no one to answer. */
+function clientErrorResponse(error) {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return emptyResponse('431 Request Header Fields Too Large');
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const body = JSON.stringify({ error: 'request timeout' });
+    return (
+      'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    );
+  }
+  if (typeof error.code === 'string' && error.code.startsWith('HPE_')) {
+    return emptyResponse('400 Bad Request');
+  }
+  return null;
 }
 
 function emptyResponse(status) {

@@ -67,7 +67,11 @@ function checkHead(req, res) {
   return true;
 }
 
-/** Dispatches on the raw path, then on the method: a known path with the wrong method is 405 whatever its id. */
+/**
+ * Dispatches on the raw path, then on the method: a known path with the wrong method is 405 whatever its id.
+ * Returns the promise of POST /users, the one handler that waits (for its body); every other route has written its
+ * response before it returns, and returns `undefined`.
+ */
 function route(req, res, store, bodyTimeoutMs) {
   const method = req.method;
   const path = pathOf(req.url);
@@ -106,6 +110,7 @@ function route(req, res, store, bodyTimeoutMs) {
 
 /** GET /users/{id}: the id must be the canonical decimal of an existing user; anything else is simply not found. */
 function getUser(req, res, store, segment) {
+  // A number too long for a double to hold exactly can only round to an id far above any the store hands out.
   const user = ID_PATTERN.test(segment) ? store.get(Number(segment)) : undefined;
   if (user === undefined) {
     return sendError(req, res, 404, 'not found');

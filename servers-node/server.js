@@ -61,18 +61,21 @@ function runServer(config) {
     log: config.log,
   });
 
-  server.once('error', (error) => {
+  const onListenError = (error) => {
     const message = `cannot listen on ${config.host}:${config.port}: ${error.message}`;
     if (worker === null) {
       process.stderr.write(`error: ${message}\n`);
-    } else {
-      // The primary prints it once, however many workers fail the same way.
-      process.send({ type: 'listen-error', message });
+      process.exit(1);
     }
-    process.exit(1);
-  });
+    // The primary prints it once, however many workers fail the same way.
+    process.send({ type: 'listen-error', message }, () => process.exit(1));
+  };
+  server.once('error', onListenError);
 
   server.listen(config.port, config.host, () => {
+    // From now on an error (running out of file descriptors on accept, say) is logged, and the server goes on.
+    server.off('error', onListenError);
+    server.on('error', (error) => process.stderr.write(`server error: ${error.message}\n`));
     // In cluster mode the primary prints the start-up line once every worker listens.
     if (worker === null) {
       printListening(server.address(), config.workers);

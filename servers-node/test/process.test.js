@@ -71,6 +71,12 @@ test('a port in use is an error: exit 1 with one line, no stack trace', async ()
   const second = spawnSync(process.execPath, [SERVER_JS, '--port', String(port)], { encoding: 'utf8', timeout: 10_000 });
   assert.equal(second.status, 1);
   assert.match(second.stderr, /^error: cannot listen on 127\.0\.0\.1:\d+: [^\n]*EADDRINUSE[^\n]*\n$/);
+  const cluster = spawnSync(process.execPath, [SERVER_JS, '--port', String(port), '--workers', '2'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  assert.equal(cluster.status, 1);
+  assert.match(cluster.stderr, /^error: cannot listen on 127\.0\.0\.1:\d+: [^\n]*EADDRINUSE[^\n]*\n$/);
   child.kill('SIGTERM');
   assert.equal(await exitOf(child), 0);
 });
