@@ -77,14 +77,20 @@ fn json_key() -> impl Strategy<Value = String> {
     ]
 }
 
+fn valid_name() -> impl Strategy<Value = String> {
+    prop::collection::vec(valid_piece(), 1..10).prop_map(|p| format!("\"{}\"", p.concat()))
+}
+
+fn valid_email() -> impl Strategy<Value = String> {
+    (prop::collection::vec(valid_piece(), 0..6), prop::collection::vec(valid_piece(), 0..6))
+        .prop_map(|(a, b)| format!("\"{}@{}\"", a.concat(), b.concat()))
+}
+
 /// A user-ish object: name and email (often valid, sometimes not), in any order, sometimes repeated, with extras.
 fn user_object() -> impl Strategy<Value = String> {
-    let valid_name = prop::collection::vec(valid_piece(), 1..10).prop_map(|p| format!("\"{}\"", p.concat()));
-    let valid_email = (prop::collection::vec(valid_piece(), 0..6), prop::collection::vec(valid_piece(), 0..6))
-        .prop_map(|(a, b)| format!("\"{}@{}\"", a.concat(), b.concat()));
-    let name = prop_oneof![4 => valid_name.clone(), 1 => json_value()];
-    let email = prop_oneof![4 => valid_email.clone(), 1 => json_value()];
-    let valid_user = (valid_name, valid_email, prop::collection::vec((json_key(), json_value()), 0..3)).prop_map(
+    let name = prop_oneof![4 => valid_name(), 1 => json_value()];
+    let email = prop_oneof![4 => valid_email(), 1 => json_value()];
+    let valid_user = (valid_name(), valid_email(), prop::collection::vec((json_key(), json_value()), 0..3)).prop_map(
         |(name, email, extra)| {
             let mut members: Vec<String> = extra.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
             members.push(format!("\"name\":{name}"));
