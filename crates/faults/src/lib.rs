@@ -143,16 +143,23 @@ impl Server {
 
     /// Sends SIGTERM and waits up to `within` for the process to exit; returns its status and how long it took.
     pub fn terminate(&mut self, within: Duration) -> Option<(ExitStatus, Duration)> {
-        let start = Instant::now();
         self.signal("TERM");
-        while start.elapsed() < within {
+        self.wait_exit(within)
+    }
+
+    /// Waits up to `within` for the process to exit; returns its status and how long the wait took.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<(ExitStatus, Duration)> {
+        let start = Instant::now();
+        loop {
             if let Some(status) = self.child.try_wait().expect("waiting for the server") {
                 self.stopped = true;
                 return Some((status, start.elapsed()));
             }
+            if start.elapsed() >= within {
+                return None;
+            }
             thread::sleep(Duration::from_millis(20));
         }
-        None
     }
 
     /// Resident memory in KiB, summed over the server's process and its children (the cluster's workers).
