@@ -99,8 +99,13 @@ function runServer(config) {
  */
 function runPrimary(config) {
   let listening = 0;
+  let running = 0;
   let started = false;
   let stopping = false;
+
+  cluster.on('fork', () => {
+    running += 1;
+  });
 
   cluster.on('listening', (_worker, address) => {
     listening += 1;
@@ -120,8 +125,9 @@ function runPrimary(config) {
   });
 
   cluster.on('exit', (worker, code, signal) => {
+    running -= 1;
     if (stopping) {
-      if (Object.keys(cluster.workers).length === 0) process.exit(0);
+      if (running === 0) process.exit(0);
       return;
     }
     if (!started) {
@@ -144,7 +150,7 @@ function runPrimary(config) {
     setTimeout(() => {
       for (const worker of Object.values(cluster.workers)) worker.process.kill('SIGKILL');
     }, config.shutdownTimeoutMs + 2_000).unref();
-    if (Object.keys(cluster.workers).length === 0) process.exit(0);
+    if (running === 0) process.exit(0);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
