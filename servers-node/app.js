@@ -40,6 +40,7 @@ export function createServer(options = {}) {
   } = options;
   const store = options.store ?? new UserStore({ capacity: maxUsers, firstId: firstIdForWorker(workerId) });
 
+  const handler = createHandler({ store, bodyTimeoutMs, log, beforeRoute });
   const server = http.createServer(
     {
       // First time limit: the head must be complete this long after connect (or after the previous request on a
@@ -54,13 +55,13 @@ export function createServer(options = {}) {
       // Node's own missing-Host answer is a chunked 400; routes.js answers it with a Content-Length.
       requireHostHeader: false,
     },
-    createHandler({ store, bodyTimeoutMs, log, beforeRoute }),
+    handler.handleRequest,
   );
   // An idle keep-alive connection is closed `headerTimeoutMs` after its last response. Node waits one second longer
   // than `keepAliveTimeout` (a fixed buffer, so that clients, which see `Keep-Alive: timeout=…`, give up first), so
   // the setting is one second short of the limit.
   server.keepAliveTimeout = Math.max(1, headerTimeoutMs - KEEP_ALIVE_TIMEOUT_BUFFER_MS);
-  server.on('clientError', onClientError);
+  server.on('clientError', (error, socket) => onClientError(error, socket, handler));
   return server;
 }
 
@@ -69,9 +70,31 @@ export function createServer(options = {}) {
  * answers these itself, but without a Content-Length; with one, nothing may throw here or the process dies.
  * The connection always ends afterwards: the parser cannot resynchronise with the byte stream.
  */
-function onClientError(error, socket) {
+function onClientError(error, socket, handler) {
+  // The parser keeps reporting the same error for every later chunk of data: answer once.
+  if (answered.has(socket)) return;
+  answered.add(socket);
   const response = clientErrorResponse(error);
-  if (response === null || !socket.writable) {
+  if (response === null) {
+    socket.destroy();
+    return;
+  }
+  // When the error is in a request pipelined behind one that is complete but not answered yet (a POST whose
+  // handler is still running), its answer goes after that one's. An error inside the body of the request in
+  // progress is answered at once: that request will never complete.
+  const pending = handler.pendingOn(socket);
+  if (pending !== undefined && pending.req.complete) {
+    pending.done.then(() => endWith(socket, response));
+  } else {
+    endWith(socket, response);
+  }
+}
+
+/** Sockets whose client error has been answered. */
+const answered = new WeakSet();
+
+function endWith(socket, response) {
+  if (!socket.writable) {
     socket.destroy();
     return;
   }

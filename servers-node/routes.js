@@ -19,7 +19,14 @@ const MAX_HEADER_FIELDS = 100;
 const ID_PATTERN = /^[1-9][0-9]*$/;
 
 /**
- * Builds the 'request' listener.
+ * Builds the 'request' listener, and `pendingOn(socket)`, which app.js asks before answering a parse error.
+ *
+ * Node parses pipelined requests eagerly: while POST /users waits for its body, the parser may already have handed
+ * over the next request on the same connection. Node keeps the *responses* in order, but the handlers would run out
+ * of order (a pipelined `GET /users/{new id}` would be answered 404 before the POST stored the user). So a request
+ * that arrives while an earlier one on its connection is still being handled waits for it. Only POST /users ever
+ * waits, so on a connection without one nothing is queued.
+ *
  * @param {object} options
  * @param {import('./store.js').UserStore} options.store
  * @param {number} options.bodyTimeoutMs how long a body may take after its head (contract: 10 s).
@@ -28,25 +35,48 @@ const ID_PATTERN = /^[1-9][0-9]*$/;
  *   routing; tests make it throw to check the 500 path. The server itself never sets it.
  */
 export function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
-  return function handleRequest(req, res) {
-    if (log) {
-      logWhenFinished(req, res);
-    }
+  /** socket → the last request still being handled on it, and a promise settled when it has been answered. */
+  const inProgress = new WeakMap();
+
+  /** Handles one request; returns a promise (which never rejects) if the handler has to wait for the body. */
+  function handle(req, res) {
     try {
       if (!checkHead(req, res)) {
-        return;
+        return undefined;
       }
       if (beforeRoute !== undefined) {
         beforeRoute(req);
       }
       const pending = route(req, res, store, bodyTimeoutMs);
-      if (pending !== undefined) {
-        pending.catch((error) => internalError(req, res, error));
-      }
+      return pending?.catch((error) => internalError(req, res, error));
     } catch (error) {
       internalError(req, res, error);
+      return undefined;
     }
-  };
+  }
+
+  function handleRequest(req, res) {
+    if (log) {
+      logWhenFinished(req, res);
+    }
+    const socket = req.socket;
+    const earlier = inProgress.get(socket);
+    const done = earlier === undefined ? handle(req, res) : earlier.done.then(() => handle(req, res));
+    if (done !== undefined) {
+      const entry = { req, done };
+      inProgress.set(socket, entry);
+      done.then(() => {
+        if (inProgress.get(socket) === entry) inProgress.delete(socket);
+      });
+    }
+  }
+
+  /** The request still being handled on `socket`, if any: `{req, done}`. */
+  function pendingOn(socket) {
+    return inProgress.get(socket);
+  }
+
+  return { handleRequest, pendingOn };
 }
 
 /**

@@ -47,6 +47,34 @@ test('keep-alive and pipelining: responses in order on one connection', async ()
   conn.destroy();
 });
 
+test('pipelined behind a POST, a request is handled after it: the new user is already there', async () => {
+  const fresh = await startServer({ store: new UserStore({ capacity: 1_000_000 }) });
+  try {
+    const conn = await RawConnection.open(fresh.port);
+    conn.write(`${postUser('Pip', 'p@q')}GET /users/10001 HTTP/1.1\r\nHost: x\r\n\r\nGET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const created = await conn.response();
+    const read = await conn.response();
+    assert.equal(created.status, 201);
+    assert.equal(read.status, 200);
+    assert.deepEqual(read.body, created.body);
+    assert.equal((await conn.response()).status, 200);
+    conn.destroy();
+  } finally {
+    await stopServer(fresh.server);
+  }
+});
+
+test('a body longer than declared: the request is judged on its declared bytes, the rest is a bad request after it', async () => {
+  const conn = await RawConnection.open(port);
+  conn.write(`${head(10)}{"name":"A","email":"a@b"}`);
+  const first = await conn.response();
+  assert.equal(first.status, 400);
+  assert.equal(first.body.toString(), '{"error":"invalid json"}');
+  const second = await conn.response();
+  assert.equal(second?.status ?? 'closed', 400);
+  await conn.closed;
+});
+
 test('a body declared over 64 KiB is read to its end, answered 413, and the connection closed', async () => {
   const conn = await RawConnection.open(port);
   conn.write(head(200_000) + 'x'.repeat(200_000));
