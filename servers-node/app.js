@@ -43,8 +43,8 @@ export function createServer(options = {}) {
   const handler = createHandler({ store, bodyTimeoutMs, log, beforeRoute });
   const server = http.createServer(
     {
-      // First time limit: the head must be complete this long after connect (or after the previous request on a
-      // keep-alive connection began). Node checks it every `connectionsCheckingInterval` (30 s by default, which
+      // First time limit: the head must be complete this long after connect (on a keep-alive connection, after the
+      // first byte of the next request; until that byte the idle timer below applies). Node checks it every `connectionsCheckingInterval` (30 s by default, which
       // would let a silent connection live up to 40 s), so the check runs ten times per limit instead.
       headersTimeout: headerTimeoutMs,
       connectionsCheckingInterval: Math.max(10, Math.floor(headerTimeoutMs / 10)),
