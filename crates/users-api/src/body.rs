@@ -107,17 +107,11 @@ mod tests {
     }
 
     fn chunked(sizes: &[usize]) -> Body {
-        Body::new(Chunks {
-            sizes: sizes.iter().copied().collect(),
-            stall: false,
-        })
+        Body::new(Chunks { sizes: sizes.iter().copied().collect(), stall: false })
     }
 
     fn stalling(sizes: &[usize]) -> Body {
-        Body::new(Chunks {
-            sizes: sizes.iter().copied().collect(),
-            stall: true,
-        })
+        Body::new(Chunks { sizes: sizes.iter().copied().collect(), stall: true })
     }
 
     fn in_a_minute() -> Instant {
@@ -134,31 +128,14 @@ mod tests {
 
     #[tokio::test]
     async fn refuses_an_oversize_body_after_draining_it() {
-        let declared =
-            read_limited(Body::from(vec![b'x'; MAX_BODY_BYTES + 1]), in_a_minute()).await;
-        assert_eq!(
-            declared,
-            Err(ApiError::PayloadTooLarge { rest_unread: false }),
-            "declared, drained"
-        );
+        let declared = read_limited(Body::from(vec![b'x'; MAX_BODY_BYTES + 1]), in_a_minute()).await;
+        assert_eq!(declared, Err(ApiError::PayloadTooLarge { rest_unread: false }), "declared, drained");
         let counted = read_limited(chunked(&[60_000, 6_000, 100]), in_a_minute()).await;
-        assert_eq!(
-            counted,
-            Err(ApiError::PayloadTooLarge { rest_unread: false }),
-            "counted, drained"
-        );
+        assert_eq!(counted, Err(ApiError::PayloadTooLarge { rest_unread: false }), "counted, drained");
         let endless = read_limited(chunked(&[60_000; 40]), in_a_minute()).await;
-        assert_eq!(
-            endless,
-            Err(ApiError::PayloadTooLarge { rest_unread: true }),
-            "drained up to 1 MiB only"
-        );
+        assert_eq!(endless, Err(ApiError::PayloadTooLarge { rest_unread: true }), "drained up to 1 MiB only");
         let stalled = read_limited(stalling(&[70_000]), Instant::now()).await;
-        assert_eq!(
-            stalled,
-            Err(ApiError::PayloadTooLarge { rest_unread: true }),
-            "rest never came"
-        );
+        assert_eq!(stalled, Err(ApiError::PayloadTooLarge { rest_unread: true }), "rest never came");
     }
 
     /// Time is paused, so the ten-second deadline passes at once and the test does not depend on the clock.

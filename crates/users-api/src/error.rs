@@ -46,10 +46,9 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::InvalidJson
-            | ApiError::NameRequired
-            | ApiError::NameTooLong
-            | ApiError::InvalidEmail => StatusCode::BAD_REQUEST,
+            ApiError::InvalidJson | ApiError::NameRequired | ApiError::NameTooLong | ApiError::InvalidEmail => {
+                StatusCode::BAD_REQUEST
+            }
             ApiError::StoreFull => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::BadRequest => StatusCode::BAD_REQUEST,
@@ -93,12 +92,7 @@ struct ErrorBody {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = json_response(
-            self.status_code(),
-            &ErrorBody {
-                error: self.message(),
-            },
-        );
+        let mut response = json_response(self.status_code(), &ErrorBody { error: self.message() });
         let headers = response.headers_mut();
         if let ApiError::MethodNotAllowed { allow } = self {
             headers.insert(header::ALLOW, HeaderValue::from_static(allow));

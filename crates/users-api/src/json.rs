@@ -45,10 +45,7 @@ pub struct Fields<'a> {
 /// `text` is a `&str`, so it is already known to be valid UTF-8; a byte-order mark is not whitespace for
 /// `JSON.parse`, so a body starting with one is rejected like any other stray character.
 pub fn scan_object(text: &str) -> Result<Fields<'_>, Invalid> {
-    let mut scanner = Scanner {
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
+    let mut scanner = Scanner { bytes: text.as_bytes(), pos: 0 };
     // The stack of open containers is shared by all the values of the object, so it is allocated at most once.
     let mut open = Vec::new();
     let mut fields = Fields::default();
@@ -85,11 +82,7 @@ pub fn scan_object(text: &str) -> Result<Fields<'_>, Invalid> {
         }
     }
     scanner.skip_whitespace();
-    if scanner.pos == scanner.bytes.len() {
-        Ok(fields)
-    } else {
-        Err(Invalid)
-    }
+    if scanner.pos == scanner.bytes.len() { Ok(fields) } else { Err(Invalid) }
 }
 
 /// Decodes the contents of a string token (the part between the quotes) that [`scan_object`] has already checked.
@@ -153,9 +146,7 @@ pub fn decode_string(raw: &str) -> Result<String, IllFormed> {
 /// The four hex digits of a `\u` escape starting at `at`, as a UTF-16 code unit.
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
     let digits = bytes.get(at..at + 4)?;
-    digits.iter().try_fold(0u32, |unit, &digit| {
-        Some(unit * 16 + char::from(digit).to_digit(16)?)
-    })
+    digits.iter().try_fold(0u32, |unit, &digit| Some(unit * 16 + char::from(digit).to_digit(16)?))
 }
 
 /// The two keys the API reads.
@@ -306,11 +297,7 @@ impl Scanner<'_> {
         loop {
             match self.next().ok_or(Invalid)? {
                 b'"' => {
-                    return Ok(StringSpan {
-                        start,
-                        end: self.pos - 1,
-                        escaped,
-                    });
+                    return Ok(StringSpan { start, end: self.pos - 1, escaped });
                 }
                 b'\\' => {
                     escaped = true;
@@ -360,11 +347,7 @@ impl Scanner<'_> {
     fn at_least_one_digit(&mut self) -> Result<(), Invalid> {
         let start = self.pos;
         self.digits();
-        if self.pos > start {
-            Ok(())
-        } else {
-            Err(Invalid)
-        }
+        if self.pos > start { Ok(()) } else { Err(Invalid) }
     }
 
     fn rest_of_literal(&mut self, rest: &[u8]) -> Result<(), Invalid> {
@@ -385,47 +368,22 @@ mod tests {
     #[test]
     fn accepts_what_json_parse_accepts() {
         let deep_arrays = format!("{{\"x\":{}{}}}", "[".repeat(30_000), "]".repeat(30_000));
-        let deep_objects = format!(
-            "{{\"x\":{}1{}}}",
-            "{\"a\":".repeat(10_000),
-            "}".repeat(10_000)
-        );
+        let deep_objects = format!("{{\"x\":{}1{}}}", "{\"a\":".repeat(10_000), "}".repeat(10_000));
         let cases: &[(&str, &str)] = &[
             ("empty object", "{}"),
-            (
-                "whitespace around and inside",
-                " \t\r\n{ \"a\" : 1 , \"b\" :\n[ ] }\r\n",
-            ),
+            ("whitespace around and inside", " \t\r\n{ \"a\" : 1 , \"b\" :\n[ ] }\r\n"),
             ("all literals", r#"{"a":true,"b":false,"c":null}"#),
-            (
-                "numbers of any magnitude",
-                r#"{"a":1e400,"b":-1e400,"c":-0,"d":1.5e-400,"e":12345678901234567890123}"#,
-            ),
-            (
-                "number forms",
-                r#"{"a":0,"b":-0.5,"c":1E+2,"d":1e-2,"e":10.25}"#,
-            ),
-            (
-                "all escapes",
-                r#"{"a":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"}"#,
-            ),
-            (
-                "lone surrogates in unknown key and value",
-                r#"{"\ud800":"\udc00x"}"#,
-            ),
+            ("numbers of any magnitude", r#"{"a":1e400,"b":-1e400,"c":-0,"d":1.5e-400,"e":12345678901234567890123}"#),
+            ("number forms", r#"{"a":0,"b":-0.5,"c":1E+2,"d":1e-2,"e":10.25}"#),
+            ("all escapes", r#"{"a":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"}"#),
+            ("lone surrogates in unknown key and value", r#"{"\ud800":"\udc00x"}"#),
             ("non-ASCII and DEL raw", "{\"a\":\"é😀\u{7f}\u{2028}\"}"),
-            (
-                "nested empty containers",
-                r#"{"a":{},"b":[],"c":[{}],"d":{"e":[]}}"#,
-            ),
+            ("nested empty containers", r#"{"a":{},"b":[],"c":[{}],"d":{"e":[]}}"#),
             ("deep arrays", &deep_arrays),
             ("deep objects", &deep_objects),
         ];
         for (case, body) in cases {
-            assert!(
-                scan_object(body).is_ok(),
-                "case {case:?} should be accepted"
-            );
+            assert!(scan_object(body).is_ok(), "case {case:?} should be accepted");
         }
     }
 
@@ -479,75 +437,40 @@ mod tests {
             ("object key not a string", r#"{"a":{1:2}}"#),
         ];
         for (case, body) in cases {
-            assert_eq!(
-                scan_object(body),
-                Err(Invalid),
-                "case {case:?} should be rejected"
-            );
+            assert_eq!(scan_object(body), Err(Invalid), "case {case:?} should be rejected");
         }
     }
 
     #[test]
     fn keeps_the_last_name_and_email() {
-        let fields = scan_object(
-            r#"{"name":"\ud800","name":{"a":[1]},"email":5,"na\u006de":"Ok","email":"a@b"}"#,
-        );
+        let fields = scan_object(r#"{"name":"\ud800","name":{"a":[1]},"email":5,"na\u006de":"Ok","email":"a@b"}"#);
         assert_eq!(
             fields,
-            Ok(Fields {
-                name: Some(Member::String("Ok")),
-                email: Some(Member::String("a@b"))
-            }),
+            Ok(Fields { name: Some(Member::String("Ok")), email: Some(Member::String("a@b")) }),
             "the last duplicate wins, escaped keys included"
         );
         let fields = scan_object(r#"{"name":"A","name":1e400}"#);
-        assert_eq!(
-            fields,
-            Ok(Fields {
-                name: Some(Member::Other),
-                email: None
-            })
-        );
+        assert_eq!(fields, Ok(Fields { name: Some(Member::Other), email: None }));
         let fields = scan_object(r#"{"x":{"name":"nested","email":"n@n"}}"#);
-        assert_eq!(
-            fields,
-            Ok(Fields::default()),
-            "nested keys are not top-level keys"
-        );
+        assert_eq!(fields, Ok(Fields::default()), "nested keys are not top-level keys");
     }
 
     #[test]
     fn decodes_strings_like_json_parse() {
         let cases: &[(&str, &str, Result<&str, IllFormed>)] = &[
             ("plain", "abc", Ok("abc")),
-            (
-                "simple escapes",
-                r#"\"\\\/\b\f\n\r\t"#,
-                Ok("\"\\/\u{8}\u{c}\n\r\t"),
-            ),
-            (
-                "unicode escapes, any case",
-                r"\u0041\u00E9\u00e9",
-                Ok("Aéé"),
-            ),
+            ("simple escapes", r#"\"\\\/\b\f\n\r\t"#, Ok("\"\\/\u{8}\u{c}\n\r\t")),
+            ("unicode escapes, any case", r"\u0041\u00E9\u00e9", Ok("Aéé")),
             ("surrogate pair", r"\ud83d\ude00", Ok("😀")),
             ("raw text around escapes", r"a\nb😀c", Ok("a\nb😀c")),
             ("lone high surrogate", r"\ud800", Err(IllFormed)),
             ("high surrogate then text", r"\ud800x", Err(IllFormed)),
             ("lone low surrogate", r"a\udc00b", Err(IllFormed)),
             ("reversed pair", r"\udc00\ud800", Err(IllFormed)),
-            (
-                "high then non-surrogate escape",
-                r"\ud800\u0041",
-                Err(IllFormed),
-            ),
+            ("high then non-surrogate escape", r"\ud800\u0041", Err(IllFormed)),
         ];
         for (case, raw, expected) in cases {
-            assert_eq!(
-                decode_string(raw).as_deref(),
-                expected.as_deref(),
-                "case {case:?}"
-            );
+            assert_eq!(decode_string(raw).as_deref(), expected.as_deref(), "case {case:?}");
         }
     }
 }

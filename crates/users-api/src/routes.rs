@@ -37,10 +37,7 @@ pub struct AppState {
 impl AppState {
     /// State around `store`, with `body_timeout` as the time a request body may take after its head.
     pub fn new(store: Store, body_timeout: Duration) -> AppState {
-        AppState {
-            store: Arc::new(store),
-            body_timeout,
-        }
+        AppState { store: Arc::new(store), body_timeout }
     }
 
     /// The store.
@@ -75,14 +72,7 @@ fn with_middleware(routes: Router<AppState>) -> Router<AppState> {
 
 /// `GET /`: the hello-world baseline of the classic framework comparisons.
 async fn hello() -> Response {
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/plain; charset=utf-8"),
-        )],
-        "Hello, World!",
-    )
-        .into_response()
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"))], "Hello, World!").into_response()
 }
 
 /// `GET /health`: `{"status":"ok"}`.
@@ -99,17 +89,11 @@ async fn get_user(State(state): State<AppState>, uri: Uri) -> Result<Response, A
     let segment = uri.path().strip_prefix("/users/").unwrap_or_default();
     let id = parse_id(segment).ok_or(ApiError::NotFound)?;
     // The user is serialised while its shard is read-locked; nothing is awaited meanwhile (see `store.rs`).
-    state
-        .store
-        .read(id, |user| json_response(StatusCode::OK, user))
-        .ok_or(ApiError::NotFound)
+    state.store.read(id, |user| json_response(StatusCode::OK, user)).ok_or(ApiError::NotFound)
 }
 
 /// `POST /users`: checks the contract's rules in order, stores the user and answers 201 with its `Location`.
-async fn create_user(
-    State(state): State<AppState>,
-    request: Request,
-) -> Result<Response, ApiError> {
+async fn create_user(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
     // The body's time limit runs from the end of the head, which is (within microseconds) when this handler starts.
     let deadline = Instant::now() + state.body_timeout;
     let (parts, body) = request.into_parts();
@@ -124,9 +108,7 @@ async fn create_user(
     // Rule 7.
     let (id, mut response) = state
         .store
-        .insert(new_user, |user| {
-            (user.id, json_response(StatusCode::CREATED, user))
-        })
+        .insert(new_user, |user| (user.id, json_response(StatusCode::CREATED, user)))
         .map_err(|StoreFull| ApiError::StoreFull)?;
     let location = HeaderValue::try_from(format!("/users/{id}")).map_err(|_| ApiError::Internal)?;
     response.headers_mut().insert(header::LOCATION, location);
@@ -159,15 +141,9 @@ fn internal_error(_panic: Box<dyn Any + Send + 'static>) -> Response {
 /// both servers do the same work). `Content-Length` follows from the body, which has an exact size.
 pub(crate) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
     match serde_json::to_vec(value) {
-        Ok(json) => (
-            status,
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            )],
-            json,
-        )
-            .into_response(),
+        Ok(json) => {
+            (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], json).into_response()
+        }
         // Serialising plain structs of strings and numbers cannot fail; if it ever did, say so without recursing.
         Err(error) => {
             tracing::error!(%error, "serialising a response failed");
@@ -179,13 +155,9 @@ pub(crate) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Resp
 /// The id in `/users/{id}`: only the canonical decimal form `^[1-9][0-9]*$` counts, so `0500`, `+500`, `5e2` and
 /// `%35%30%30` are all not found, like an id too large for a `u64`.
 fn parse_id(segment: &str) -> Option<u64> {
-    let canonical = segment.starts_with(|c: char| matches!(c, '1'..='9'))
-        && segment.bytes().all(|b| b.is_ascii_digit());
-    if canonical {
-        segment.parse().ok()
-    } else {
-        None
-    }
+    let canonical =
+        segment.starts_with(|c: char| matches!(c, '1'..='9')) && segment.bytes().all(|b| b.is_ascii_digit());
+    if canonical { segment.parse().ok() } else { None }
 }
 
 /// Rule 1: the media type (before any `;`), with spaces and tabs trimmed, is `application/json` in any case. Only
@@ -194,23 +166,13 @@ fn is_json(headers: &HeaderMap) -> bool {
     let Some(value) = headers.get(header::CONTENT_TYPE) else {
         return false;
     };
-    let media_type = value
-        .as_bytes()
-        .split(|&b| b == b';')
-        .next()
-        .unwrap_or_default();
+    let media_type = value.as_bytes().split(|&b| b == b';').next().unwrap_or_default();
     trim_spaces_and_tabs(media_type).eq_ignore_ascii_case(b"application/json")
 }
 
 fn trim_spaces_and_tabs(bytes: &[u8]) -> &[u8] {
     let is_blank = |b: &u8| *b == b' ' || *b == b'\t';
-    let start = bytes
-        .iter()
-        .position(|b| !is_blank(b))
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !is_blank(b))
-        .map_or(start, |last| last + 1);
+    let start = bytes.iter().position(|b| !is_blank(b)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|b| !is_blank(b)).map_or(start, |last| last + 1);
     &bytes[start..end]
 }

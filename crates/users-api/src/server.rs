@@ -78,17 +78,10 @@ pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Ou
 }
 
 /// Like [`run`], with a store the caller has already built (the binary prints its size before serving).
-pub async fn serve(
-    listener: TcpListener,
-    state: AppState,
-    config: &Config,
-    shutdown: impl Future<Output = ()>,
-) {
+pub async fn serve(listener: TcpListener, state: AppState, config: &Config, shutdown: impl Future<Output = ()>) {
     let router = app(state);
     let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(config.header_timeout)
-        .max_header_size(MAX_HEAD_BYTES);
+    http.timer(TokioTimer::new()).header_read_timeout(config.header_timeout).max_header_size(MAX_HEAD_BYTES);
     // hyper's header count limit is already the contract's 100; setting it explicitly would move the header array
     // from the stack to the heap, an allocation per request, so it stays at its default.
 
@@ -138,10 +131,7 @@ pub async fn serve(
     drop(listener);
     drop(force_close_signal);
     tracing::info!("shutting down: finishing in-flight requests");
-    if tokio::time::timeout(config.shutdown_timeout, graceful.shutdown())
-        .await
-        .is_err()
-    {
+    if tokio::time::timeout(config.shutdown_timeout, graceful.shutdown()).await.is_err() {
         tracing::warn!(timeout = ?config.shutdown_timeout, "connections still busy at the shutdown timeout; closing them");
         // Sending fails only when no connection task is left, and then there is nothing to close.
         let _ = force_close.send(true);
@@ -158,8 +148,7 @@ async fn handle(router: Router, request: Request<Incoming>) -> Result<Response, 
         return Ok(ApiError::BadRequest.into_response());
     }
     // Per-request logging is off by default (it would distort the measurements); the check is one atomic load.
-    let logged = tracing::enabled!(tracing::Level::DEBUG)
-        .then(|| (request.method().clone(), request.uri().clone()));
+    let logged = tracing::enabled!(tracing::Level::DEBUG).then(|| (request.method().clone(), request.uri().clone()));
     let response = router.oneshot(request).await?;
     if let Some((method, uri)) = logged {
         tracing::debug!(%method, %uri, status = response.status().as_u16(), "request");

@@ -40,10 +40,7 @@ impl Store {
     ///
     /// If `max_users` is below [`SEED_USERS`]: the flags parser rejects such values before this is called.
     pub fn seeded(max_users: u64) -> Store {
-        assert!(
-            max_users >= SEED_USERS,
-            "max_users must be at least {SEED_USERS}"
-        );
+        assert!(max_users >= SEED_USERS, "max_users must be at least {SEED_USERS}");
         let users = DashMap::with_capacity(SEED_USERS as usize);
         for id in 1..=SEED_USERS {
             let user = User {
@@ -53,11 +50,7 @@ impl Store {
             };
             users.insert(id, user);
         }
-        Store {
-            users,
-            next_id: AtomicU64::new(SEED_USERS + 1),
-            max_users,
-        }
+        Store { users, next_id: AtomicU64::new(SEED_USERS + 1), max_users }
     }
 
     /// Calls `view` with the user `id`, if there is one, while the user's shard is read-locked.
@@ -72,16 +65,10 @@ impl Store {
     ///
     /// The id is claimed with a compare-and-swap that also checks the capacity, so two concurrent requests can never
     /// both take the last free place. `view` runs before the user is inserted, so it holds no lock.
-    pub fn insert<R>(
-        &self,
-        new_user: NewUser,
-        view: impl FnOnce(&User) -> R,
-    ) -> Result<R, StoreFull> {
+    pub fn insert<R>(&self, new_user: NewUser, view: impl FnOnce(&User) -> R) -> Result<R, StoreFull> {
         let id = self
             .next_id
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
-                (next <= self.max_users).then_some(next + 1)
-            })
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| (next <= self.max_users).then_some(next + 1))
             .map_err(|_| StoreFull)?;
         let user = new_user.with_id(id);
         let result = view(&user);
@@ -118,14 +105,7 @@ mod tests {
         let store = Store::seeded(SEED_USERS);
         assert_eq!(store.len(), 10_000);
         let user = store.read(500, User::clone).unwrap();
-        assert_eq!(
-            user,
-            User {
-                id: 500,
-                name: "User 500".into(),
-                email: "user500@example.com".into()
-            }
-        );
+        assert_eq!(user, User { id: 500, name: "User 500".into(), email: "user500@example.com".into() });
         assert_eq!(store.read(1, |u| u.id), Some(1));
         assert_eq!(store.read(10_000, |u| u.id), Some(10_000));
         assert_eq!(store.read(0, |u| u.id), None);
@@ -160,16 +140,11 @@ mod tests {
             let workers: Vec<_> = (0..4)
                 .map(|_| {
                     scope.spawn(|| {
-                        (0..50)
-                            .filter_map(|_| store.insert(new_user("X"), |u| u.id).ok())
-                            .collect::<Vec<_>>()
+                        (0..50).filter_map(|_| store.insert(new_user("X"), |u| u.id).ok()).collect::<Vec<_>>()
                     })
                 })
                 .collect();
-            workers
-                .into_iter()
-                .flat_map(|worker| worker.join().unwrap())
-                .collect()
+            workers.into_iter().flat_map(|worker| worker.join().unwrap()).collect()
         });
         ids.sort_unstable();
         assert_eq!(ids, (10_001..=10_100).collect::<Vec<_>>());

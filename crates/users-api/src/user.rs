@@ -59,10 +59,7 @@ impl NewUser {
             _ => return Err(ApiError::InvalidEmail),
         };
 
-        Ok(NewUser {
-            name: name.into_boxed_str(),
-            email: email.into_boxed_str(),
-        })
+        Ok(NewUser { name: name.into_boxed_str(), email: email.into_boxed_str() })
     }
 
     /// The name, exactly as sent (escapes decoded, nothing trimmed or normalised).
@@ -77,20 +74,14 @@ impl NewUser {
 
     /// The stored user this becomes once the store has given it an id.
     pub fn with_id(self, id: u64) -> User {
-        User {
-            id,
-            name: self.name,
-            email: self.email,
-        }
+        User { id, name: self.name, email: self.email }
     }
 }
 
 /// Decodes a member that is a string; `Ok(None)` when it is absent or not a string (rules 5 and 6 deal with that).
 fn decode(member: Option<Member<'_>>) -> Result<Option<String>, ApiError> {
     match member {
-        Some(Member::String(raw)) => json::decode_string(raw)
-            .map(Some)
-            .map_err(|_| ApiError::InvalidJson),
+        Some(Member::String(raw)) => json::decode_string(raw).map(Some).map_err(|_| ApiError::InvalidJson),
         Some(Member::Other) | None => Ok(None),
     }
 }
@@ -112,27 +103,15 @@ mod tests {
 
     #[test]
     fn accepts_a_valid_user_exactly_as_sent() {
-        let user =
-            parse(r#"{"name":"  Ann \u00e9\ud83d\ude00 ","email":" a@b ","id":7,"admin":true}"#)
-                .unwrap();
+        let user = parse(r#"{"name":"  Ann \u00e9\ud83d\ude00 ","email":" a@b ","id":7,"admin":true}"#).unwrap();
         assert_eq!(user.name(), "  Ann é😀 ");
         assert_eq!(user.email(), " a@b ");
-        assert_eq!(
-            user.clone().with_id(10001),
-            User {
-                id: 10001,
-                name: user.name.clone(),
-                email: user.email.clone()
-            }
-        );
+        assert_eq!(user.clone().with_id(10001), User { id: 10001, name: user.name.clone(), email: user.email.clone() });
     }
 
     #[test]
     fn rule_3_invalid_json() {
-        let deep = format!(
-            "{{\"x\":{},\"name\":\"A\",\"email\":\"a@b\"",
-            "[".repeat(20_000)
-        );
+        let deep = format!("{{\"x\":{},\"name\":\"A\",\"email\":\"a@b\"", "[".repeat(20_000));
         assert_all_rejected(
             ApiError::InvalidJson,
             &[
@@ -141,30 +120,12 @@ mod tests {
                 ("a string", br#""x""#),
                 ("truncated", br#"{"name":"A""#),
                 ("trailing garbage", br#"{"name":"A","email":"a@b"} x"#),
-                (
-                    "byte-order mark",
-                    b"\xef\xbb\xbf{\"name\":\"A\",\"email\":\"a@b\"}",
-                ),
-                (
-                    "invalid UTF-8 in name",
-                    b"{\"name\":\"A\xff\",\"email\":\"a@b\"}",
-                ),
-                (
-                    "invalid UTF-8 in an unknown value",
-                    b"{\"name\":\"A\",\"email\":\"a@b\",\"x\":\"\xc3\"}",
-                ),
-                (
-                    "overlong UTF-8",
-                    b"{\"name\":\"\xc0\xaf\",\"email\":\"a@b\"}",
-                ),
-                (
-                    "UTF-8-encoded surrogate",
-                    b"{\"name\":\"\xed\xa0\x80\",\"email\":\"a@b\"}",
-                ),
-                (
-                    "raw control character",
-                    b"{\"name\":\"A\x01\",\"email\":\"a@b\"}",
-                ),
+                ("byte-order mark", b"\xef\xbb\xbf{\"name\":\"A\",\"email\":\"a@b\"}"),
+                ("invalid UTF-8 in name", b"{\"name\":\"A\xff\",\"email\":\"a@b\"}"),
+                ("invalid UTF-8 in an unknown value", b"{\"name\":\"A\",\"email\":\"a@b\",\"x\":\"\xc3\"}"),
+                ("overlong UTF-8", b"{\"name\":\"\xc0\xaf\",\"email\":\"a@b\"}"),
+                ("UTF-8-encoded surrogate", b"{\"name\":\"\xed\xa0\x80\",\"email\":\"a@b\"}"),
+                ("raw control character", b"{\"name\":\"A\x01\",\"email\":\"a@b\"}"),
                 ("unbalanced deep nesting", deep.as_bytes()),
             ],
         );
@@ -172,25 +133,12 @@ mod tests {
 
     #[test]
     fn rule_3_accepts_what_json_parse_accepts() {
-        let deep = format!(
-            r#"{{"x":{}{},"name":"Deep","email":"d@e"}}"#,
-            "[".repeat(32_000),
-            "]".repeat(32_000)
-        );
+        let deep = format!(r#"{{"x":{}{},"name":"Deep","email":"d@e"}}"#, "[".repeat(32_000), "]".repeat(32_000));
         let cases: &[(&str, &str)] = &[
             ("deep nesting", &deep),
-            (
-                "huge numbers",
-                r#"{"n":1e400,"m":-1e400,"name":"A","email":"a@b"}"#,
-            ),
-            (
-                "lone surrogate in an unknown key and value",
-                r#"{"\udc00":"\ud800","name":"A","email":"a@b"}"#,
-            ),
-            (
-                "earlier duplicate malformed",
-                r#"{"name":"\ud800","name":1e400,"name":"Ok","email":"a@b"}"#,
-            ),
+            ("huge numbers", r#"{"n":1e400,"m":-1e400,"name":"A","email":"a@b"}"#),
+            ("lone surrogate in an unknown key and value", r#"{"\udc00":"\ud800","name":"A","email":"a@b"}"#),
+            ("earlier duplicate malformed", r#"{"name":"\ud800","name":1e400,"name":"Ok","email":"a@b"}"#),
         ];
         for (case, body) in cases {
             assert!(parse(body).is_ok(), "case {case:?} should be accepted");
@@ -202,27 +150,12 @@ mod tests {
         assert_all_rejected(
             ApiError::InvalidJson,
             &[
-                (
-                    "lone high surrogate in name",
-                    br#"{"name":"\ud800","email":"a@b"}"#,
-                ),
-                (
-                    "lone low surrogate in name",
-                    br#"{"name":"a\udc00b","email":"a@b"}"#,
-                ),
-                (
-                    "reversed pair in name",
-                    br#"{"name":"\udc00\ud800","email":"a@b"}"#,
-                ),
-                (
-                    "lone surrogate in email",
-                    br#"{"name":"A","email":"a@\ud83d"}"#,
-                ),
+                ("lone high surrogate in name", br#"{"name":"\ud800","email":"a@b"}"#),
+                ("lone low surrogate in name", br#"{"name":"a\udc00b","email":"a@b"}"#),
+                ("reversed pair in name", br#"{"name":"\udc00\ud800","email":"a@b"}"#),
+                ("lone surrogate in email", br#"{"name":"A","email":"a@\ud83d"}"#),
                 ("before rule 5", br#"{"name":"\ud800"}"#),
-                (
-                    "email checked before name's rule 5",
-                    br#"{"name":"","email":"\udfff"}"#,
-                ),
+                ("email checked before name's rule 5", br#"{"name":"","email":"\udfff"}"#),
             ],
         );
     }
@@ -242,14 +175,8 @@ mod tests {
                 ("empty", br#"{"name":"","email":"a@b"}"#),
                 ("empty object", b"{}"),
                 ("before the email rule", br#"{"name":"","email":"no-at"}"#),
-                (
-                    "last duplicate wins",
-                    br#"{"name":"A","name":null,"email":"a@b"}"#,
-                ),
-                (
-                    "not inherited from __proto__",
-                    br#"{"__proto__":{"name":"X"},"email":"a@b"}"#,
-                ),
+                ("last duplicate wins", br#"{"name":"A","name":null,"email":"a@b"}"#),
+                ("not inherited from __proto__", br#"{"__proto__":{"name":"X"},"email":"a@b"}"#),
             ],
         );
     }
@@ -259,31 +186,11 @@ mod tests {
         let body = |name: &str| format!(r#"{{"name":"{name}","email":"a@b"}}"#);
         let cases: &[(&str, String, Result<(), ApiError>)] = &[
             ("200 ASCII", body(&"n".repeat(200)), Ok(())),
-            (
-                "201 ASCII",
-                body(&"n".repeat(201)),
-                Err(ApiError::NameTooLong),
-            ),
-            (
-                "200 astral (400 UTF-16 units)",
-                body(&"😀".repeat(200)),
-                Ok(()),
-            ),
-            (
-                "201 astral",
-                body(&"😀".repeat(201)),
-                Err(ApiError::NameTooLong),
-            ),
-            (
-                "200 escaped pairs",
-                body(&r"\ud83d\ude00".repeat(200)),
-                Ok(()),
-            ),
-            (
-                "201 escaped pairs",
-                body(&r"\ud83d\ude00".repeat(201)),
-                Err(ApiError::NameTooLong),
-            ),
+            ("201 ASCII", body(&"n".repeat(201)), Err(ApiError::NameTooLong)),
+            ("200 astral (400 UTF-16 units)", body(&"😀".repeat(200)), Ok(())),
+            ("201 astral", body(&"😀".repeat(201)), Err(ApiError::NameTooLong)),
+            ("200 escaped pairs", body(&r"\ud83d\ude00".repeat(200)), Ok(())),
+            ("201 escaped pairs", body(&r"\ud83d\ude00".repeat(201)), Err(ApiError::NameTooLong)),
         ];
         for (case, body, expected) in cases {
             assert_eq!(parse(body).map(|_| ()), *expected, "case {case:?}");
@@ -302,15 +209,9 @@ mod tests {
                 ("number", br#"{"name":"A","email":5}"#),
                 ("null", br#"{"name":"A","email":null}"#),
                 ("array", br#"{"name":"A","email":["a@b"]}"#),
-                (
-                    "fullwidth @",
-                    "{\"name\":\"A\",\"email\":\"a\u{ff20}b\"}".as_bytes(),
-                ),
+                ("fullwidth @", "{\"name\":\"A\",\"email\":\"a\u{ff20}b\"}".as_bytes()),
                 ("255 code points", too_long.as_bytes()),
-                (
-                    "last duplicate not a string",
-                    br#"{"name":"A","email":"a@b","email":5}"#,
-                ),
+                ("last duplicate not a string", br#"{"name":"A","email":"a@b","email":5}"#),
             ],
         );
     }
@@ -321,21 +222,9 @@ mod tests {
         let cases: &[(&str, String, Result<(), ApiError>)] = &[
             ("just @", body("@".to_owned()), Ok(())),
             ("254 ASCII", body(format!("a@{}", "b".repeat(252))), Ok(())),
-            (
-                "255 ASCII",
-                body(format!("a@{}", "b".repeat(253))),
-                Err(ApiError::InvalidEmail),
-            ),
-            (
-                "254 two-byte characters",
-                body(format!("a@{}", "é".repeat(252))),
-                Ok(()),
-            ),
-            (
-                "255 two-byte characters",
-                body(format!("a@{}", "é".repeat(253))),
-                Err(ApiError::InvalidEmail),
-            ),
+            ("255 ASCII", body(format!("a@{}", "b".repeat(253))), Err(ApiError::InvalidEmail)),
+            ("254 two-byte characters", body(format!("a@{}", "é".repeat(252))), Ok(())),
+            ("255 two-byte characters", body(format!("a@{}", "é".repeat(253))), Err(ApiError::InvalidEmail)),
         ];
         for (case, body, expected) in cases {
             assert_eq!(parse(body).map(|_| ()), *expected, "case {case:?}");
@@ -348,11 +237,7 @@ mod tests {
         let cases: &[(&str, &str, &str)] = &[
             ("quote and backslash", "\"\\", r#""\"\\""#),
             ("short escapes", "\u{8}\u{c}\n\r\t", r#""\b\f\n\r\t""#),
-            (
-                "other control characters as lowercase \\u00xx",
-                "\0\u{1}\u{1f}\u{b}",
-                r#""\u0000\u0001\u001f\u000b""#,
-            ),
+            ("other control characters as lowercase \\u00xx", "\0\u{1}\u{1f}\u{b}", r#""\u0000\u0001\u001f\u000b""#),
             (
                 "DEL, separators and HTML characters raw",
                 "\u{7f}\u{2028}\u{2029}<>&'/",
@@ -361,17 +246,9 @@ mod tests {
             ("non-ASCII raw", "é😀中", "\"é😀中\""),
         ];
         for (case, name, expected) in cases {
-            let user = User {
-                id: 1,
-                name: (*name).into(),
-                email: "a@b".into(),
-            };
+            let user = User { id: 1, name: (*name).into(), email: "a@b".into() };
             let json = serde_json::to_string(&user).unwrap();
-            assert_eq!(
-                json,
-                format!(r#"{{"id":1,"name":{expected},"email":"a@b"}}"#),
-                "case {case:?}"
-            );
+            assert_eq!(json, format!(r#"{{"id":1,"name":{expected},"email":"a@b"}}"#), "case {case:?}");
         }
     }
 }

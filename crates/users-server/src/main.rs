@@ -68,37 +68,21 @@ struct Flags {
     body_timeout_ms: u64,
 
     /// How long shutdown waits for in-flight requests, in milliseconds (for tests).
-    #[arg(
-        long,
-        env = "SHUTDOWN_TIMEOUT_MS",
-        default_value_t = 10_000,
-        hide = true
-    )]
+    #[arg(long, env = "SHUTDOWN_TIMEOUT_MS", default_value_t = 10_000, hide = true)]
     shutdown_timeout_ms: u64,
 }
 
 fn main() -> ExitCode {
     let flags = match Flags::try_parse() {
         Ok(flags) => flags,
-        Err(error)
-            if matches!(
-                error.kind(),
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
-            ) =>
-        {
+        Err(error) if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
             // `--help` and `--version` are not errors: print them whole.
             let _ = error.print();
             return ExitCode::SUCCESS;
         }
         // clap's messages span several lines (a tip, the usage); the contract wants one line, so keep the first.
         Err(error) => {
-            return usage_error(
-                error
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or("invalid arguments"),
-            );
+            return usage_error(error.to_string().lines().next().unwrap_or("invalid arguments"));
         }
     };
 
@@ -118,20 +102,15 @@ fn main() -> ExitCode {
         .init();
 
     // Resolve the address before starting anything, so that a bad `--host` is a usage error (exit 2).
-    let address = match (flags.host.as_str(), flags.port)
-        .to_socket_addrs()
-        .map(|mut all| all.next())
-    {
+    let address = match (flags.host.as_str(), flags.port).to_socket_addrs().map(|mut all| all.next()) {
         Ok(Some(address)) => address,
         Ok(None) | Err(_) => {
             return usage_error(&format!("invalid value '{}' for '--host'", flags.host));
         }
     };
 
-    let workers = flags.workers.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |cores| cores.get()),
-        usize::from,
-    );
+    let workers =
+        flags.workers.map_or_else(|| std::thread::available_parallelism().map_or(1, |cores| cores.get()), usize::from);
     let config = Config {
         max_users: flags.max_users,
         header_timeout: Duration::from_millis(flags.header_timeout_ms),
@@ -154,10 +133,8 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         // Install the signal handlers before announcing the server, so a SIGTERM sent right after the start-up line
         // is a graceful shutdown, not the default action (which would kill the process).
-        let mut terminate =
-            signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
-        let mut interrupt =
-            signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
+        let mut terminate = signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
         let shutdown = async move {
             tokio::select! {
                 _ = terminate.recv() => tracing::info!("SIGTERM received"),
@@ -165,19 +142,10 @@ fn main() -> ExitCode {
             }
         };
 
-        let listener = TcpListener::bind(address)
-            .await
-            .map_err(|e| format!("cannot bind {address}: {e}"))?;
-        let port = listener
-            .local_addr()
-            .map_err(|e| format!("cannot read the bound address: {e}"))?
-            .port();
+        let listener = TcpListener::bind(address).await.map_err(|e| format!("cannot bind {address}: {e}"))?;
+        let port = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?.port();
         let state = config.state();
-        let host = if flags.host.contains(':') {
-            format!("[{}]", flags.host)
-        } else {
-            flags.host.clone()
-        };
+        let host = if flags.host.contains(':') { format!("[{}]", flags.host) } else { flags.host.clone() };
         let plural = if workers == 1 { "" } else { "s" };
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(
