@@ -176,3 +176,81 @@ fn trim_spaces_and_tabs(bytes: &[u8]) -> &[u8] {
     let end = bytes.iter().rposition(|b| !is_blank(b)).map_or(start, |last| last + 1);
     &bytes[start..end]
 }
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::server::Config;
+
+    #[test]
+    fn only_canonical_decimal_ids_count() {
+        let cases: &[(&str, Option<u64>)] = &[
+            ("1", Some(1)),
+            ("500", Some(500)),
+            ("18446744073709551615", Some(u64::MAX)),
+            ("18446744073709551616", None),
+            ("0", None),
+            ("0500", None),
+            ("+500", None),
+            ("-1", None),
+            ("5e2", None),
+            ("5.0", None),
+            ("0x1f4", None),
+            ("%35%30%30", None),
+            (" 500", None),
+            ("500 ", None),
+            ("５", None),
+            ("", None),
+        ];
+        for (segment, expected) in cases {
+            assert_eq!(parse_id(segment), *expected, "case {segment:?}");
+        }
+    }
+
+    #[test]
+    fn content_type_rule() {
+        let cases: &[(&str, &[u8], bool)] = &[
+            ("exact", b"application/json", true),
+            ("parameters", b"application/json; charset=utf-8", true),
+            ("case-insensitive", b"Application/JSON", true),
+            ("spaces and tabs trimmed", b" \tapplication/json \t;x", true),
+            ("empty parameters", b"application/json;", true),
+            ("other type", b"text/plain", false),
+            ("suffix", b"application/jsonx", false),
+            ("structured suffix", b"application/merge-patch+json", false),
+            ("list", b"application/json, text/plain", false),
+            ("no-break space not trimmed", b"application/json\xc2\xa0", false),
+            ("empty", b"", false),
+        ];
+        for (case, value, expected) in cases {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_bytes(value).unwrap());
+            assert_eq!(is_json(&headers), *expected, "case {case:?}");
+        }
+        assert!(!is_json(&HeaderMap::new()), "no Content-Type at all");
+    }
+
+    /// A handler that panics answers 500 `internal error`, and the router keeps serving.
+    #[tokio::test]
+    async fn a_panic_becomes_a_500() {
+        async fn boom() -> Response {
+            panic!("a bug in a handler");
+        }
+        let routes = routes().route("/boom", get(boom));
+        let app = with_middleware(routes).with_state(Config { max_users: 10_000, ..Config::default() }.state());
+
+        let response = app.clone().oneshot(Request::get("/boom").body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        assert_eq!(response.headers()[header::CONTENT_LENGTH], "26");
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(&body[..], br#"{"error":"internal error"}"#);
+
+        let response = app.oneshot(Request::get("/health").body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "still serving");
+    }
+}

@@ -318,7 +318,9 @@ fn sigint_also_shuts_down_cleanly() {
 
 #[test]
 fn bad_flags_exit_2_with_one_line() {
-    let cases: &[(&str, &[&str], &[(&str, &str)])] = &[
+    /// A case: its name, the flags, the environment variables.
+    type BadInput<'a> = (&'a str, &'a [&'a str], &'a [(&'a str, &'a str)]);
+    let cases: &[BadInput] = &[
         ("unknown flag", &["--nope"], &[]),
         ("port not a number", &["--port", "abc"], &[]),
         ("port out of range", &["--port", "70000"], &[]),
