@@ -30,7 +30,7 @@
 //! - [`body`]: reading a request body within the size limit (413) and the time limit (408).
 //! - [`routes`]: the routes, on the raw request path; `app(state)` returns the `Router`, which tests call directly.
 //! - [`server`]: the accept loop on hyper's HTTP/1 connection: head timeout, head size limit, `TCP_NODELAY`,
-//!   missing `Host`, graceful shutdown.
+//!   missing `Host`, a panic turned into a 500, graceful shutdown.
 
 pub mod body;
 pub mod error;

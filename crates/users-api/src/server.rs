@@ -10,6 +10,7 @@
 //!   100 fields;
 //! - `TCP_NODELAY` is set on every connection, because a small response must not wait for Nagle's algorithm;
 //! - an HTTP/1.1 request without `Host` gets 400 before it reaches the routes;
+//! - a handler that panics gets its request a 500 `internal error`, and the server goes on;
 //! - on shutdown, the listener is closed at once, connections finish the request they are serving (idle ones close
 //!   right away) and whatever is still open after the shutdown timeout is closed by force.
 //!
@@ -17,13 +18,14 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::Router;
 use axum::http::{Request, Version, header};
 use axum::response::{IntoResponse, Response};
-use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -141,17 +143,95 @@ pub async fn serve(listener: TcpListener, state: AppState, config: &Config, shut
     }
 }
 
-/// One request: the transport checks hyper leaves to us, then the routes.
-async fn handle(router: Router, request: Request<Incoming>) -> Result<Response, Infallible> {
+/// One request: the transport checks hyper leaves to us, then the routes, with panics turned into 500s.
+///
+/// Generic over the body so that tests can call it with an ordinary `Body` (hyper's `Incoming` has no public
+/// constructor).
+async fn handle<B>(router: Router, request: Request<B>) -> Result<Response, Infallible>
+where
+    B: hyper::body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
     // RFC 9112 section 3.2: a server must answer 400 to an HTTP/1.1 request without `Host`; hyper leaves that to us.
     if request.version() == Version::HTTP_11 && !request.headers().contains_key(header::HOST) {
         return Ok(ApiError::BadRequest.into_response());
     }
     // Per-request logging is off by default (it would distort the measurements); the check is one atomic load.
     let logged = tracing::enabled!(tracing::Level::DEBUG).then(|| (request.method().clone(), request.uri().clone()));
-    let response = router.oneshot(request).await?;
+    let response = catch_panic(async move {
+        match router.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        }
+    })
+    .await;
     if let Some((method, uri)) = logged {
         tracing::debug!(%method, %uri, status = response.status().as_u16(), "request");
     }
     Ok(response)
+}
+
+/// Runs `future` to completion, answering 500 `internal error` if it panics.
+///
+/// Without this, tokio would still catch the panic (a panicking task does not take the process down), but the
+/// connection would end without an answer. The panic message goes to stderr through the panic hook; the client
+/// learns nothing about it. `AssertUnwindSafe` is sound here because the panicked future is dropped, never polled
+/// again, and the store's locks do not poison.
+async fn catch_panic(future: impl Future<Output = Response>) -> Response {
+    let mut future = pin!(future);
+    let outcome = std::future::poll_fn(|cx| match panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+        Ok(Poll::Pending) => Poll::Pending,
+        Ok(Poll::Ready(response)) => Poll::Ready(Ok(response)),
+        Err(panic) => Poll::Ready(Err(panic)),
+    })
+    .await;
+    outcome.unwrap_or_else(|_panic| {
+        tracing::error!("a handler panicked; answered 500");
+        ApiError::Internal.into_response()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::routing::get;
+    use http_body_util::BodyExt;
+
+    use super::*;
+    use crate::routes::routes;
+
+    fn request(target: &str) -> Request<Body> {
+        Request::get(target).header(header::HOST, "x").body(Body::empty()).unwrap()
+    }
+
+    /// A handler that panics answers 500 `internal error`, and the server keeps serving.
+    #[tokio::test]
+    async fn a_panic_becomes_a_500() {
+        async fn boom() -> Response {
+            panic!("a bug in a handler (this panic is expected by the test)");
+        }
+        let config = Config { max_users: 10_000, ..Config::default() };
+        let router = routes().route("/boom", get(boom)).with_state(config.state());
+
+        let response = handle(router.clone(), request("/boom")).await.unwrap();
+        assert_eq!(response.status(), 500);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(&body[..], br#"{"error":"internal error"}"#);
+
+        let response = handle(router, request("/health")).await.unwrap();
+        assert_eq!(response.status(), 200, "still serving");
+    }
+
+    #[tokio::test]
+    async fn http_1_1_without_host_is_400() {
+        let router = app(Config { max_users: 10_000, ..Config::default() }.state());
+        let request = Request::get("/health").body(Body::empty()).unwrap();
+        let response = handle(router.clone(), request).await.unwrap();
+        assert_eq!(response.status(), 400);
+        assert_eq!(response.headers()[header::CONNECTION], "close");
+
+        let request = Request::get("/health").version(Version::HTTP_10).body(Body::empty()).unwrap();
+        assert_eq!(handle(router, request).await.unwrap().status(), 200, "HTTP/1.0 needs no Host");
+    }
 }
