@@ -10,8 +10,8 @@ use faults::{Kind, Limits, Server, exchange, get_bytes};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 
-/// One character of a JSON string literal: raw, or escaped the way a client might write it.
-fn string_piece() -> impl Strategy<Value = String> {
+/// One character of a JSON string literal, raw or escaped the way a client might write it, never a lone surrogate.
+fn valid_piece() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => any::<char>().prop_map(|c| match c {
             '"' => "\\\"".to_owned(),
@@ -23,9 +23,16 @@ fn string_piece() -> impl Strategy<Value = String> {
             let mut units = [0u16; 2];
             c.encode_utf16(&mut units).iter().map(|u| format!("\\u{u:04X}")).collect()
         }),
-        1 => (0xD800u32..0xE000).prop_map(|u| format!("\\u{u:04x}")),
         1 => prop::sample::select(vec!["\\n", "\\t", "\\/", "\\b", "\\f", "\\r", "@", " ", "\u{2028}", "\u{7f}"])
             .prop_map(str::to_owned),
+    ]
+}
+
+/// One character of a JSON string literal, now and then a lone surrogate escape (valid JSON, not valid Unicode).
+fn string_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        12 => valid_piece(),
+        1 => (0xD800u32..0xE000).prop_map(|u| format!("\\u{u:04x}")),
     ]
 }
 
@@ -70,20 +77,35 @@ fn json_key() -> impl Strategy<Value = String> {
     ]
 }
 
+fn valid_name() -> impl Strategy<Value = String> {
+    prop::collection::vec(valid_piece(), 1..10).prop_map(|p| format!("\"{}\"", p.concat()))
+}
+
+fn valid_email() -> impl Strategy<Value = String> {
+    (prop::collection::vec(valid_piece(), 0..6), prop::collection::vec(valid_piece(), 0..6))
+        .prop_map(|(a, b)| format!("\"{}@{}\"", a.concat(), b.concat()))
+}
+
 /// A user-ish object: name and email (often valid, sometimes not), in any order, sometimes repeated, with extras.
 fn user_object() -> impl Strategy<Value = String> {
-    let valid_name = prop::collection::vec(string_piece(), 1..10).prop_map(|p| format!("\"{}\"", p.concat()));
-    let valid_email = (prop::collection::vec(string_piece(), 0..6), prop::collection::vec(string_piece(), 0..6))
-        .prop_map(|(a, b)| format!("\"{}@{}\"", a.concat(), b.concat()));
-    let name = prop_oneof![4 => valid_name, 1 => json_value()];
-    let email = prop_oneof![4 => valid_email, 1 => json_value()];
+    let name = prop_oneof![4 => valid_name(), 1 => json_value()];
+    let email = prop_oneof![4 => valid_email(), 1 => json_value()];
+    let valid_user = (valid_name(), valid_email(), prop::collection::vec((json_key(), json_value()), 0..3)).prop_map(
+        |(name, email, extra)| {
+            let mut members: Vec<String> = extra.into_iter().map(|(k, v)| format!("{k}:{v}")).collect();
+            members.push(format!("\"name\":{name}"));
+            members.push(format!("\"email\":{email}"));
+            format!("{{{}}}", members.join(","))
+        },
+    );
     let member = prop_oneof![
         3 => name.prop_map(|v| format!("\"name\":{v}")),
         3 => email.prop_map(|v| format!("\"email\":{v}")),
         1 => (json_key(), json_value()).prop_map(|(k, v)| format!("{k}:{v}")),
     ];
-    (prop::collection::vec(member, 0..5), prop::sample::select(vec!["", " ", "\n\t"]))
-        .prop_map(|(members, ws)| format!("{ws}{{{}}}{ws}", members.join(",")))
+    let mixed = (prop::collection::vec(member, 0..5), prop::sample::select(vec!["", " ", "\n\t"]))
+        .prop_map(|(members, ws)| format!("{ws}{{{}}}{ws}", members.join(",")));
+    prop_oneof![valid_user, mixed]
 }
 
 /// A body: a user-ish object, any JSON value, a broken variant of either, or plain bytes.
