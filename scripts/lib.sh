@@ -14,7 +14,7 @@ start_server() {
   SERVER_LOG=$(mktemp)
   case $kind in
     rust) "$ROOT/target/release/users-server" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
-    node) node "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 --workers 1 "$@" >"$SERVER_LOG" 2>&1 & ;;
+    node) node "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
     node-cluster) node "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 --workers "$(nproc)" "$@" >"$SERVER_LOG" 2>&1 & ;;
     *) echo "unknown server kind: $kind (rust, node or node-cluster)" >&2; return 2 ;;
   esac
