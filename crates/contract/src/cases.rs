@@ -1,0 +1,456 @@
+//! The format of `contract/cases.json` (described for people in `contract/README.md`) and its validation.
+//!
+//! The JSON is read into plain serde structs first, then checked and turned into [`Case`]s: regular expressions
+//! compiled, byte parts expanded, and every rule of the README enforced (a `tolerated` case needs a reason, and so
+//! on), so that a mistake in the file is reported once, by name, instead of surfacing as a puzzling test failure.
+
+use regex::Regex;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::sync::LazyLock;
+
+/// The cases file as it stood when this crate was built.
+const EMBEDDED: &str = include_str!("../../../contract/cases.json");
+
+/// The embedded cases, parsed once. A broken file is a bug in this repository, caught by this crate's own tests.
+pub fn cases() -> &'static [Case] {
+    static CASES: LazyLock<Vec<Case>> =
+        LazyLock::new(|| parse(EMBEDDED).unwrap_or_else(|e| panic!("contract/cases.json is invalid: {e}")));
+    &CASES
+}
+
+/// One case: a request and the response the contract requires.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub name: String,
+    pub rule: String,
+    pub matching: Match,
+    pub reason: Option<String>,
+    pub requires: Requires,
+    pub roundtrip: bool,
+    pub send: Wire,
+    pub expect: Expect,
+}
+
+/// How strictly a response is compared (see `contract/README.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Match {
+    Exact,
+    StatusClass,
+    Tolerated,
+}
+
+/// Server settings a case needs. The default (nothing required) is a server started with the default flags.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    pub max_users: Option<u64>,
+}
+
+impl Requires {
+    pub fn is_empty(&self) -> bool {
+        self.max_users.is_none()
+    }
+}
+
+/// What a case sends: an ordinary request the runner completes, or raw bytes sent as they are.
+#[derive(Debug, Clone)]
+pub enum Wire {
+    Request(Request),
+    Raw(Vec<u8>),
+}
+
+/// An ordinary HTTP/1.1 request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    pub target: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<Vec<u8>>,
+}
+
+/// One accepted outcome of a `tolerated` case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnyOf {
+    Status(u16),
+    Closed,
+}
+
+/// What a response header must be.
+#[derive(Debug, Clone)]
+pub enum HeaderExpect {
+    Value(String),
+    Pattern(Regex),
+    Absent,
+}
+
+impl fmt::Display for HeaderExpect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeaderExpect::Value(v) => write!(f, "{v:?}"),
+            HeaderExpect::Pattern(p) => write!(f, "a match for {}", p.as_str()),
+            HeaderExpect::Absent => write!(f, "no such header"),
+        }
+    }
+}
+
+/// The expected response.
+#[derive(Debug, Clone, Default)]
+pub struct Expect {
+    pub status: Option<u16>,
+    pub status_class: Option<u8>,
+    pub any_of: Vec<AnyOf>,
+    pub content_type: Option<String>,
+    pub body: Option<String>,
+    pub body_pattern: Option<Regex>,
+    pub no_body: bool,
+    /// Header names are lower-case.
+    pub headers: BTreeMap<String, HeaderExpect>,
+    pub closes: bool,
+}
+
+impl Expect {
+    /// The expected status in words, for mismatch messages.
+    pub fn describe_status(&self) -> String {
+        if !self.any_of.is_empty() {
+            let all: Vec<String> = self
+                .any_of
+                .iter()
+                .map(|a| match a {
+                    AnyOf::Status(s) => s.to_string(),
+                    AnyOf::Closed => "closed".to_owned(),
+                })
+                .collect();
+            return format!("one of {}", all.join(", "));
+        }
+        match (self.status, self.status_class) {
+            (Some(s), _) => s.to_string(),
+            (None, Some(c)) => format!("{c}xx"),
+            (None, None) => "a response".to_owned(),
+        }
+    }
+}
+
+impl Case {
+    /// The exact bytes this case puts on the wire. For a `request`, the runner adds `Host: 127.0.0.1` (unless the
+    /// case sets one) and, with a body, its `Content-Length` (unless the case sets `Content-Length` or
+    /// `Transfer-Encoding`); nothing else.
+    pub fn request_bytes(&self) -> Vec<u8> {
+        let request = match &self.send {
+            Wire::Raw(bytes) => return bytes.clone(),
+            Wire::Request(request) => request,
+        };
+        let has = |name: &str| request.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+        let mut out = format!("{} {} HTTP/1.1\r\n", request.method, request.target).into_bytes();
+        if !has("host") {
+            out.extend_from_slice(b"Host: 127.0.0.1\r\n");
+        }
+        for (name, value) in &request.headers {
+            out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+        }
+        if let Some(body) = &request.body {
+            if !has("content-length") && !has("transfer-encoding") {
+                out.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
+            }
+        }
+        out.extend_from_slice(b"\r\n");
+        if let Some(body) = &request.body {
+            out.extend_from_slice(body);
+        }
+        out
+    }
+
+    /// Whether the request is a HEAD (its response has no body whatever its `Content-Length` says).
+    pub fn is_head(&self) -> bool {
+        match &self.send {
+            Wire::Request(r) => r.method == "HEAD",
+            Wire::Raw(bytes) => bytes.starts_with(b"HEAD "),
+        }
+    }
+}
+
+// ---- The file as serde reads it. ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    version: u32,
+    #[allow(dead_code)] // Documentation for people: which contract the cases describe.
+    contract: Option<String>,
+    cases: Vec<RawCase>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCase {
+    name: String,
+    rule: String,
+    #[serde(rename = "match")]
+    matching: Match,
+    reason: Option<String>,
+    #[serde(default)]
+    requires: Requires,
+    #[serde(default)]
+    roundtrip: bool,
+    request: Option<RawRequest>,
+    raw: Option<BytesSpec>,
+    expect: RawExpect,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequest {
+    method: String,
+    target: String,
+    #[serde(default)]
+    headers: Vec<(String, String)>,
+    body: Option<BytesSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum BytesSpec {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Part {
+    Text(String),
+    Hex { hex: String },
+    Repeat { repeat: String, times: usize },
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawAnyOf {
+    Status(u16),
+    Word(String),
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawHeader {
+    Value(String),
+    Pattern { pattern: String },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawExpect {
+    status: Option<u16>,
+    status_class: Option<u8>,
+    #[serde(default)]
+    any_of: Vec<RawAnyOf>,
+    content_type: Option<String>,
+    body: Option<String>,
+    body_pattern: Option<String>,
+    #[serde(default)]
+    no_body: bool,
+    #[serde(default)]
+    headers: BTreeMap<String, Option<RawHeader>>,
+    #[serde(default)]
+    closes: bool,
+}
+
+/// Parses and validates a cases file; the error names the case and what is wrong with it.
+pub fn parse(json: &str) -> Result<Vec<Case>, String> {
+    let file: File = serde_json::from_str(json).map_err(|e| format!("not a cases file: {e}"))?;
+    if file.version != 1 {
+        return Err(format!("version {} is not supported (this reader knows version 1)", file.version));
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::with_capacity(file.cases.len());
+    for raw in file.cases {
+        if !seen.insert(raw.name.clone()) {
+            return Err(format!("case {:?}: the name is used twice", raw.name));
+        }
+        let name = raw.name.clone();
+        out.push(convert(raw).map_err(|e| format!("case {name:?}: {e}"))?);
+    }
+    Ok(out)
+}
+
+fn convert(raw: RawCase) -> Result<Case, String> {
+    let send = match (raw.request, raw.raw) {
+        (Some(r), None) => Wire::Request(Request {
+            method: r.method,
+            target: r.target,
+            headers: r.headers,
+            body: r.body.map(expand).transpose()?,
+        }),
+        (None, Some(bytes)) => Wire::Raw(expand(bytes)?),
+        _ => return Err("needs exactly one of `request` and `raw`".to_owned()),
+    };
+    let e = raw.expect;
+    let mut any_of = Vec::new();
+    for a in e.any_of {
+        any_of.push(match a {
+            RawAnyOf::Status(s) => AnyOf::Status(s),
+            RawAnyOf::Word(w) if w == "closed" => AnyOf::Closed,
+            RawAnyOf::Word(w) => return Err(format!("any_of: {w:?} is neither a status nor \"closed\"")),
+        });
+    }
+    let mut headers = BTreeMap::new();
+    for (name, want) in e.headers {
+        let want = match want {
+            None => HeaderExpect::Absent,
+            Some(RawHeader::Value(v)) => HeaderExpect::Value(v),
+            Some(RawHeader::Pattern { pattern }) => HeaderExpect::Pattern(regex(&pattern)?),
+        };
+        headers.insert(name.to_ascii_lowercase(), want);
+    }
+    let expect = Expect {
+        status: e.status,
+        status_class: e.status_class,
+        any_of,
+        content_type: e.content_type,
+        body: e.body,
+        body_pattern: e.body_pattern.as_deref().map(regex).transpose()?,
+        no_body: e.no_body,
+        headers,
+        closes: e.closes,
+    };
+    let needs_reason = raw.matching != Match::Exact;
+    if needs_reason && raw.reason.as_deref().is_none_or(str::is_empty) {
+        return Err("a case that is not `exact` needs a `reason`".to_owned());
+    }
+    match raw.matching {
+        Match::Exact => {
+            if expect.status.is_none() || expect.content_type.is_none() {
+                return Err("an `exact` case needs `status` and `content_type`".to_owned());
+            }
+            let bodies = [expect.body.is_some(), expect.body_pattern.is_some(), expect.no_body];
+            if bodies.iter().filter(|b| **b).count() != 1 {
+                return Err("an `exact` case needs exactly one of `body`, `body_pattern` and `no_body`".to_owned());
+            }
+        }
+        Match::StatusClass if expect.status.is_none() == expect.status_class.is_none() => {
+            return Err("a `status-class` case needs exactly one of `status` and `status_class`".to_owned());
+        }
+        Match::Tolerated if expect.any_of.is_empty() => {
+            return Err("a `tolerated` case needs `any_of`".to_owned());
+        }
+        _ => {}
+    }
+    if raw.roundtrip && expect.status != Some(201) {
+        return Err("`roundtrip` only makes sense for a 201".to_owned());
+    }
+    Ok(Case {
+        name: raw.name,
+        rule: raw.rule,
+        matching: raw.matching,
+        reason: raw.reason,
+        requires: raw.requires,
+        roundtrip: raw.roundtrip,
+        send,
+        expect,
+    })
+}
+
+fn regex(pattern: &str) -> Result<Regex, String> {
+    Regex::new(pattern).map_err(|e| format!("bad pattern {pattern:?}: {e}"))
+}
+
+fn expand(spec: BytesSpec) -> Result<Vec<u8>, String> {
+    let parts = match spec {
+        BytesSpec::Text(text) => return Ok(text.into_bytes()),
+        BytesSpec::Parts(parts) => parts,
+    };
+    let mut out = Vec::new();
+    for part in parts {
+        match part {
+            Part::Text(text) => out.extend_from_slice(text.as_bytes()),
+            Part::Repeat { repeat, times } => out.extend_from_slice(repeat.repeat(times).as_bytes()),
+            Part::Hex { hex } => out.extend(decode_hex(&hex)?),
+        }
+    }
+    Ok(out)
+}
+
+fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
+    if hex.len() % 2 != 0 {
+        return Err(format!("hex {hex:?} has an odd number of digits"));
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).map_err(|_| format!("hex {hex:?} is not hexadecimal")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_file_parses() {
+        assert!(cases().len() > 100, "only {} cases", cases().len());
+    }
+
+    #[test]
+    fn request_bytes_add_host_and_content_length_only() {
+        let c = &parse(
+            r#"{"version":1,"cases":[{"name":"a","rule":"r","match":"exact",
+            "request":{"method":"POST","target":"/users","headers":[["Content-Type","application/json"]],"body":["{",{"hex":"41"},{"repeat":"b","times":3},"}"]},
+            "expect":{"status":201,"content_type":"application/json","body":"x"}}]}"#,
+        )
+        .unwrap()[0];
+        assert_eq!(
+            String::from_utf8(c.request_bytes()).unwrap(),
+            "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n{Abbb}"
+        );
+    }
+
+    #[test]
+    fn chunked_requests_get_no_content_length() {
+        let c = &parse(
+            r#"{"version":1,"cases":[{"name":"a","rule":"r","match":"exact",
+            "request":{"method":"POST","target":"/","headers":[["Host","h"],["Transfer-Encoding","chunked"]],"body":"0\r\n\r\n"},
+            "expect":{"status":201,"content_type":"t","body":"x"}}]}"#,
+        )
+        .unwrap()[0];
+        assert_eq!(
+            String::from_utf8(c.request_bytes()).unwrap(),
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+        );
+    }
+
+    #[test]
+    fn mistakes_in_the_file_are_reported_by_name() {
+        let bad = [
+            (r#"{"name":"t","rule":"r","match":"tolerated","raw":"x","expect":{"any_of":[400]}}"#, "reason"),
+            (r#"{"name":"t","rule":"r","match":"exact","raw":"x","expect":{"status":200}}"#, "content_type"),
+            (
+                r#"{"name":"t","rule":"r","match":"exact","raw":"x","expect":{"status":200,"content_type":"c"}}"#,
+                "exactly one of `body`",
+            ),
+            (
+                r#"{"name":"t","rule":"r","match":"tolerated","reason":"x","raw":"x","expect":{"any_of":["shut"]}}"#,
+                "neither a status",
+            ),
+            (r#"{"name":"t","rule":"r","match":"exact","expect":{"status":200}}"#, "exactly one of `request`"),
+            (
+                r#"{"name":"t","rule":"r","match":"exact","raw":[{"hex":"4"}],"expect":{"status":200,"content_type":"c","body":""}}"#,
+                "odd number",
+            ),
+        ];
+        for (case, needle) in bad {
+            let err = parse(&format!(r#"{{"version":1,"cases":[{case}]}}"#)).unwrap_err();
+            assert!(err.contains("case \"t\"") && err.contains(needle), "{case}: {err}");
+        }
+    }
+
+    #[test]
+    fn every_rule_kind_is_covered_by_the_real_file() {
+        let all = cases();
+        for kind in [Match::Exact, Match::StatusClass, Match::Tolerated] {
+            assert!(all.iter().any(|c| c.matching == kind), "no {kind:?} case");
+        }
+        assert!(all.iter().any(|c| c.roundtrip));
+        assert!(all.iter().any(|c| !c.requires.is_empty()));
+        assert!(all.iter().any(|c| matches!(c.send, Wire::Raw(_))));
+    }
+}

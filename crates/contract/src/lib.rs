@@ -1,0 +1,263 @@
+//! The fairpair API contract as data.
+//!
+//! `contract/cases.json` lists every rule of `contract/CONTRACT.md` as a request and the response it must get (the
+//! file's shape is described in `contract/README.md`). This crate is the one Rust reader of that file, shared by the
+//! users-api tests, `fairpair verify` and the fault suites, so that they cannot drift apart:
+//!
+//! - [`cases`] parses the copy embedded at build time (once); [`parse`] parses any other text.
+//! - [`Case::request_bytes`] gives the exact bytes a case puts on the wire.
+//! - [`send`] writes bytes to a server over plain TCP and reads one HTTP/1 response (or notices a closed connection).
+//! - [`check`] compares what came back with what the case expects; [`run_case`] does all of it, round trip included.
+//! - [`differences`] compares two servers' answers to the same case (the "identical" of the contract).
+//!
+//! A raw socket rather than an HTTP client library is deliberate: several cases send bytes that a client library
+//! would refuse to produce (a bare LF, a missing `Host`, two `Content-Length`s), and the point of the contract is to
+//! see what each server does with exactly those bytes.
+//!
+//! Layout: `cases.rs` (the file format and its validation), `wire.rs` (request bytes, the socket client and the
+//! response parser), this file (checking).
+
+mod cases;
+mod wire;
+
+pub use cases::{AnyOf, Case, Expect, HeaderExpect, Match, Request, Requires, Wire, cases, parse};
+pub use wire::{Outcome, Response, send};
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// How long one case may take to answer before it counts as a failure. The contract's own time limits are 10 s, and
+/// no case waits for them, so a healthy server answers every case in well under this.
+pub const CASE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The result of running one case against one server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseResult {
+    pub name: String,
+    pub verdict: Verdict,
+}
+
+/// Whether a case passed, failed (with every mismatch found) or could not be run against this server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Passed,
+    Failed(Vec<String>),
+    Skipped(String),
+}
+
+impl fmt::Display for CaseResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.verdict {
+            Verdict::Passed => write!(f, "pass  {}", self.name),
+            Verdict::Skipped(why) => write!(f, "skip  {} ({why})", self.name),
+            Verdict::Failed(mismatches) => {
+                write!(f, "FAIL  {}", self.name)?;
+                for m in mismatches {
+                    write!(f, "\n      {m}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Counts of passed, failed and skipped cases, for the `N passed, N failed` line.
+pub fn tally(results: &[CaseResult]) -> (usize, usize, usize) {
+    let mut counts = (0, 0, 0);
+    for r in results {
+        match r.verdict {
+            Verdict::Passed => counts.0 += 1,
+            Verdict::Failed(_) => counts.1 += 1,
+            Verdict::Skipped(_) => counts.2 += 1,
+        }
+    }
+    counts
+}
+
+/// Runs one case against the server at `addr`, whose settings are `server` (what it was started with).
+///
+/// A case runs only against a server whose settings are exactly the ones it requires: a `max_users: 10000` case
+/// needs a full store, and every other case needs a store with room, so each kind is skipped on the other server.
+pub fn run_case(addr: SocketAddr, case: &Case, server: &Requires) -> CaseResult {
+    let name = case.name.clone();
+    if case.requires != *server {
+        let why = match case.requires.max_users {
+            Some(n) => format!("needs a server started with --max-users {n}"),
+            None => "needs a server with room in its store".to_owned(),
+        };
+        return CaseResult { name, verdict: Verdict::Skipped(why) };
+    }
+    let outcome = match send(addr, &case.request_bytes(), CASE_TIMEOUT, case.expect.closes) {
+        Ok(outcome) => outcome,
+        Err(e) => return CaseResult { name, verdict: Verdict::Failed(vec![format!("no usable response: {e}")]) },
+    };
+    let mut mismatches = check(case, &outcome);
+    if mismatches.is_empty() && case.roundtrip {
+        mismatches.extend(roundtrip(addr, &outcome));
+    }
+    let verdict = if mismatches.is_empty() { Verdict::Passed } else { Verdict::Failed(mismatches) };
+    CaseResult { name, verdict }
+}
+
+/// Reads back the user a 201 created, and requires the very same bytes (strings are stored exactly as sent).
+fn roundtrip(addr: SocketAddr, created: &Outcome) -> Vec<String> {
+    let Outcome::Response { response, .. } = created else {
+        return vec!["round trip: no response to read back".to_owned()];
+    };
+    let Some(location) = response.header("location") else {
+        return vec!["round trip: the 201 has no Location".to_owned()];
+    };
+    let request = format!("GET {location} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    match send(addr, request.as_bytes(), CASE_TIMEOUT, false) {
+        Ok(Outcome::Response { response: got, .. }) => {
+            let mut out = Vec::new();
+            if got.status != 200 {
+                out.push(format!("round trip: GET {location}: expected status 200, got {}", got.status));
+            }
+            if got.body != response.body {
+                out.push(format!(
+                    "round trip: GET {location}: expected the POST's body {}, got {}",
+                    show(&response.body),
+                    show(&got.body)
+                ));
+            }
+            out
+        }
+        Ok(Outcome::Closed) => vec![format!("round trip: GET {location}: connection closed without a response")],
+        Err(e) => vec![format!("round trip: GET {location}: {e}")],
+    }
+}
+
+/// Compares a response with what the case expects, and returns every mismatch (empty means the case passed).
+pub fn check(case: &Case, outcome: &Outcome) -> Vec<String> {
+    let expect = &case.expect;
+    let mut out = Vec::new();
+    let (response, closed) = match (outcome, case.matching) {
+        (Outcome::Closed, Match::Tolerated) if expect.any_of.contains(&AnyOf::Closed) => return out,
+        (Outcome::Closed, _) => {
+            out.push(format!("expected {}, got the connection closed without a response", expect.describe_status()));
+            return out;
+        }
+        (Outcome::Response { response, closed }, _) => (response, *closed),
+    };
+    let status = response.status;
+    match case.matching {
+        Match::Tolerated => {
+            if !expect.any_of.contains(&AnyOf::Status(status)) {
+                out.push(format!("status: expected {}, got {status}", expect.describe_status()));
+            }
+            return out;
+        }
+        Match::StatusClass => {
+            let ok = match (expect.status, expect.status_class) {
+                (Some(s), _) => status == s,
+                (None, Some(class)) => status / 100 == u16::from(class),
+                (None, None) => false,
+            };
+            if !ok {
+                out.push(format!("status: expected {}, got {status}", expect.describe_status()));
+            }
+            return out;
+        }
+        Match::Exact => {}
+    }
+    if Some(status) != expect.status {
+        out.push(format!("status: expected {}, got {status}", expect.describe_status()));
+    }
+    if let Some(want) = &expect.content_type {
+        match response.header("content-type") {
+            Some(got) if got == want => {}
+            Some(got) => out.push(format!("content-type: expected {want:?}, got {got:?}")),
+            None => out.push(format!("content-type: expected {want:?}, got none")),
+        }
+    }
+    if expect.no_body {
+        if !response.body.is_empty() {
+            out.push(format!("body: expected none, got {}", show(&response.body)));
+        }
+    } else {
+        if let Some(want) = &expect.body {
+            if response.body != want.as_bytes() {
+                out.push(format!("body: expected {}, got {}", show(want.as_bytes()), show(&response.body)));
+            }
+        }
+        if let Some(pattern) = &expect.body_pattern {
+            let matched = std::str::from_utf8(&response.body).is_ok_and(|b| pattern.is_match(b));
+            if !matched {
+                out.push(format!("body: expected to match {}, got {}", pattern.as_str(), show(&response.body)));
+            }
+        }
+        // Every response carries a Content-Length equal to its body: never chunked, HTTP/1.0 included.
+        let len = response.body.len().to_string();
+        match response.header("content-length") {
+            Some(got) if got == len => {}
+            Some(got) => out.push(format!("content-length: expected {len} (the body's length), got {got}")),
+            None => out.push("content-length: expected one, got none".to_owned()),
+        }
+    }
+    if response.header("transfer-encoding").is_some() {
+        out.push("transfer-encoding: expected none (responses are never chunked), got one".to_owned());
+    }
+    for (name, want) in &expect.headers {
+        let got = response.header(name);
+        match (want, got) {
+            (HeaderExpect::Absent, None) => {}
+            (HeaderExpect::Absent, Some(g)) => out.push(format!("{name}: expected no such header, got {g:?}")),
+            (HeaderExpect::Value(w), Some(g)) if w == g => {}
+            (HeaderExpect::Pattern(p), Some(g)) if p.is_match(g) => {}
+            (want, Some(g)) => out.push(format!("{name}: expected {want}, got {g:?}")),
+            (want, None) => out.push(format!("{name}: expected {want}, got none")),
+        }
+    }
+    if expect.closes && closed == Some(false) {
+        out.push("connection: expected the server to close it after the response, it stayed open".to_owned());
+    }
+    out
+}
+
+/// The differences between two servers' answers to one case, as the contract defines "identical": same status,
+/// `Content-Type`, body bytes, `Content-Length`, `Location` and `Allow`. Only `exact` cases must be identical; for
+/// the others, the status class must agree unless the case is `tolerated`.
+pub fn differences(case: &Case, a: &Outcome, b: &Outcome) -> Vec<String> {
+    let (ra, rb) = match (a, b) {
+        (Outcome::Closed, Outcome::Closed) => return Vec::new(),
+        (Outcome::Response { response: ra, .. }, Outcome::Response { response: rb, .. }) => (ra, rb),
+        _ if case.matching == Match::Tolerated => return Vec::new(),
+        _ => return vec![format!("one closed without a response, the other answered: {a} vs {b}")],
+    };
+    let mut out = Vec::new();
+    match case.matching {
+        Match::Tolerated => {}
+        Match::StatusClass => {
+            if ra.status / 100 != rb.status / 100 {
+                out.push(format!("status class: {} vs {}", ra.status, rb.status));
+            }
+        }
+        Match::Exact => {
+            if ra.status != rb.status {
+                out.push(format!("status: {} vs {}", ra.status, rb.status));
+            }
+            for name in ["content-type", "content-length", "location", "allow"] {
+                if ra.header(name) != rb.header(name) {
+                    out.push(format!("{name}: {:?} vs {:?}", ra.header(name), rb.header(name)));
+                }
+            }
+            if ra.body != rb.body {
+                out.push(format!("body: {} vs {}", show(&ra.body), show(&rb.body)));
+            }
+        }
+    }
+    out
+}
+
+/// Shows bytes for a mismatch message: printable as a quoted string, cut short when long.
+pub fn show(bytes: &[u8]) -> String {
+    const MAX: usize = 160;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX)]);
+    let mut out = format!("{text:?}");
+    if bytes.len() > MAX {
+        out.push_str(&format!("… ({} bytes)", bytes.len()));
+    }
+    out
+}
