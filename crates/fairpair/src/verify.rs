@@ -1,0 +1,136 @@
+//! Verify before you measure: run the contract's cases (`contract/cases.json`, embedded at build time by the
+//! `contract` crate) against a server, and say exactly what differs.
+//!
+//! A subject that fails is not a users-API server in the contract's sense, so its figures would compare different
+//! work; `run` refuses to load it unless `--allow-unverified`, and then the report says so beside every figure.
+
+use std::io::Write;
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use anyhow::Result;
+use contract::{CaseResult, Requires, Verdict};
+
+use crate::schema::Verification;
+use crate::subject::{self, StartOptions, SubjectSpec};
+use crate::usage;
+
+/// Runs every embedded case against `addr`, a server started with `settings`; cases needing other settings are
+/// reported as skipped, never as passed.
+pub fn run_cases(addr: SocketAddr, settings: &Requires) -> Vec<CaseResult> {
+    contract::cases().iter().map(|case| contract::run_case(addr, case, settings)).collect()
+}
+
+/// Prints each failure with its mismatches, then the `N passed, N failed[, N skipped]` line.
+pub fn print(results: &[CaseResult], out: &mut dyn Write) -> std::io::Result<()> {
+    for r in results.iter().filter(|r| matches!(r.verdict, Verdict::Failed(_))) {
+        writeln!(out, "{r}")?;
+    }
+    writeln!(out, "{}", tally_line(results))
+}
+
+pub fn tally_line(results: &[CaseResult]) -> String {
+    let (passed, failed, skipped) = contract::tally(results);
+    if skipped > 0 {
+        format!("{passed} passed, {failed} failed, {skipped} skipped")
+    } else {
+        format!("{passed} passed, {failed} failed")
+    }
+}
+
+/// Parses `http://HOST:PORT[/]` into an address to connect to.
+pub fn parse_url(url: &str) -> Result<SocketAddr> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| usage(format!("not an http:// URL: {url:?} (expected e.g. http://127.0.0.1:3000)")))?;
+    let hostport = rest.trim_end_matches('/');
+    if hostport.is_empty() || hostport.contains('/') {
+        return Err(usage(format!("expected http://HOST:PORT without a path, got {url:?}")));
+    }
+    let with_port = if hostport.rsplit_once(':').is_some_and(|(_, p)| p.chars().all(|c| c.is_ascii_digit())) {
+        hostport.to_string()
+    } else {
+        format!("{hostport}:80")
+    };
+    with_port
+        .to_socket_addrs()
+        .ok()
+        .and_then(|mut a| a.next())
+        .ok_or_else(|| usage(format!("cannot resolve {hostport:?}")))
+}
+
+/// `fairpair verify URL`: true when every case that could run passed.
+pub fn verify_url(url: &str) -> Result<bool> {
+    let addr = parse_url(url)?;
+    let results = run_cases(addr, &Requires::default());
+    print(&results, &mut std::io::stdout())?;
+    Ok(contract::tally(&results).1 == 0)
+}
+
+/// Verifies a subject the harness starts itself: once with its default settings and, for servers that take
+/// `--max-users`, once more with a full store (`--max-users 10000`) for the cases that need one.
+pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verification> {
+    if !spec.implements_contract() {
+        return Ok(Verification {
+            status: "not-applicable".into(),
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            failures: vec![],
+            measured_unverified: false,
+        });
+    }
+    let mut results = Vec::new();
+    let server = subject::start(spec, &StartOptions { max_users: None, ..opts.clone() })?;
+    let all = run_cases(server.addr, &Requires::default());
+    server.stop()?;
+    if spec.accepts_max_users() {
+        let full = Requires { max_users: Some(10_000) };
+        let server = subject::start(spec, &StartOptions { max_users: full.max_users, ..opts.clone() })?;
+        let needing: Vec<CaseResult> = contract::cases()
+            .iter()
+            .filter(|c| c.requires == full)
+            .map(|c| contract::run_case(server.addr, c, &full))
+            .collect();
+        server.stop()?;
+        // Replace the "skipped" verdicts of the first pass by the real ones.
+        for r in all {
+            match needing.iter().find(|n| n.name == r.name) {
+                Some(n) => results.push(n.clone()),
+                None => results.push(r),
+            }
+        }
+    } else {
+        results = all;
+    }
+    let (passed, failed, skipped) = contract::tally(&results);
+    let failures = results
+        .iter()
+        .filter_map(|r| match &r.verdict {
+            Verdict::Failed(m) => Some(format!("{}: {}", r.name, m.join("; "))),
+            _ => None,
+        })
+        .take(20)
+        .collect();
+    Ok(Verification {
+        status: if failed == 0 { "passed".into() } else { "failed".into() },
+        passed: passed as u32,
+        failed: failed as u32,
+        skipped: skipped as u32,
+        failures,
+        measured_unverified: false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(parse_url("http://127.0.0.1:3000").unwrap(), "127.0.0.1:3000".parse().unwrap());
+        assert_eq!(parse_url("http://127.0.0.1:3000/").unwrap(), "127.0.0.1:3000".parse().unwrap());
+        assert!(parse_url("https://127.0.0.1:3000").is_err());
+        assert!(parse_url("http://127.0.0.1:3000/users").is_err());
+        assert!(parse_url("127.0.0.1:3000").is_err());
+    }
+}
