@@ -37,11 +37,7 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        host: "127.0.0.1".to_string(),
-        port: 3000,
-        workers: 1,
-    };
+    let mut args = Args { host: "127.0.0.1".to_string(), port: 3000, workers: 1 };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         // Accept both `--flag value` and `--flag=value`, like clap does for the real servers.
@@ -49,12 +45,7 @@ fn parse_args() -> Result<Args, String> {
             Some((n, v)) => (n.to_string(), Some(v.to_string())),
             None => (flag.clone(), None),
         };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| it.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
+        let mut value = || inline.clone().or_else(|| it.next()).ok_or_else(|| format!("{name} needs a value"));
         match name.as_str() {
             "--host" => args.host = value()?,
             "--port" => {
@@ -84,9 +75,7 @@ fn parse_args() -> Result<Args, String> {
 
 async fn answer(_req: Request<hyper::body::Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
     let mut response = Response::new(Full::new(Bytes::from_static(BODY)));
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(response)
 }
 
@@ -99,9 +88,7 @@ async fn serve(listener: TcpListener) {
         };
         // The real servers do not set TCP_NODELAY either (hyper does not), so neither does the ceiling.
         tokio::spawn(async move {
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service_fn(answer))
-                .await;
+            let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service_fn(answer)).await;
         });
     }
 }
@@ -123,11 +110,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(args.workers)
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(args.workers).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("ceiling: cannot start the runtime: {e}");
@@ -150,10 +133,7 @@ fn main() -> ExitCode {
             }
         };
         let plural = if args.workers == 1 { "" } else { "s" };
-        println!(
-            "listening on http://{addr} (10000 users, {} worker{plural})",
-            args.workers
-        );
+        println!("listening on http://{addr} (10000 users, {} worker{plural})", args.workers);
         tokio::select! {
             _ = serve(listener) => {}
             _ = shutdown_signal() => {}

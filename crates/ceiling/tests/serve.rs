@@ -12,21 +12,12 @@ fn answers_with_the_size_of_a_user() {
         .spawn()
         .expect("start ceiling");
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     assert!(line.ends_with("(10000 users, 1 worker)\n"), "start-up line: {line:?}");
-    let addr = line
-        .trim_start_matches("listening on http://")
-        .split(' ')
-        .next()
-        .unwrap()
-        .to_string();
+    let addr = line.trim_start_matches("listening on http://").split(' ').next().unwrap().to_string();
 
     let mut stream = TcpStream::connect(&addr).unwrap();
-    stream
-        .write_all(b"GET /users/500 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .unwrap();
+    stream.write_all(b"GET /users/500 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     child.kill().unwrap();
@@ -41,10 +32,7 @@ fn answers_with_the_size_of_a_user() {
 
 #[test]
 fn bad_flags_exit_2() {
-    let out = Command::new(env!("CARGO_BIN_EXE_ceiling"))
-        .args(["--workers", "zero"])
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ceiling")).args(["--workers", "zero"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
 }

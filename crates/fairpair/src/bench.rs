@@ -86,7 +86,14 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
             .expect("valid template"),
     );
     bar.enable_steady_tick(Duration::from_millis(250));
-    let mut ctx = Ctx { plan, tool, bar, hz: procstat::ticks_per_second(), cpus_online: environment.cpus_online, scripts: BTreeMap::new() };
+    let mut ctx = Ctx {
+        plan,
+        tool,
+        bar,
+        hz: procstat::ticks_per_second(),
+        cpus_online: environment.cpus_online,
+        scripts: BTreeMap::new(),
+    };
 
     let mut bench = Benchmark {
         schema_version: SCHEMA_VERSION,
@@ -135,9 +142,16 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
                     "fairpair: {} fails the contract ({} cases, e.g. {first}); measured anyway (--allow-unverified)",
                     spec.name, verification.failed
                 ));
-                bench.flags.push(flag("unverified", &spec.name, None, None, format!(
-                    "{} failed {} contract cases; its figures do not measure the same work", spec.name, verification.failed
-                )));
+                bench.flags.push(flag(
+                    "unverified",
+                    &spec.name,
+                    None,
+                    None,
+                    format!(
+                        "{} failed {} contract cases; its figures do not measure the same work",
+                        spec.name, verification.failed
+                    ),
+                ));
             } else {
                 measurable[i] = false;
                 let message = format!(
@@ -170,7 +184,10 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
             for &si in &cell.subjects {
                 done += 1;
                 let spec = &plan.subjects[si];
-                ctx.bar.set_message(format!("run {done}/{total}: {} {} c={} #{repeat}", spec.name, scenario.name, cell.connections));
+                ctx.bar.set_message(format!(
+                    "run {done}/{total}: {} {} c={} #{repeat}",
+                    spec.name, scenario.name, cell.connections
+                ));
                 if measurable[si] {
                     match ctx.load_run(spec, scenario, cell.connections, repeat) {
                         Ok(run) => bench.runs.push(run),
@@ -278,7 +295,14 @@ impl Ctx<'_> {
         }
     }
 
-    fn failed(&self, bench: &mut Benchmark, spec: &SubjectSpec, scenario: Option<&Scenario>, connections: Option<u32>, e: anyhow::Error) {
+    fn failed(
+        &self,
+        bench: &mut Benchmark,
+        spec: &SubjectSpec,
+        scenario: Option<&Scenario>,
+        connections: Option<u32>,
+        e: anyhow::Error,
+    ) {
         let message = format!("{}: a run failed: {e:#}", spec.name);
         self.bar.println(format!("fairpair: {message}"));
         bench.flags.push(flag("failed-run", &spec.name, scenario.map(|s| s.name.as_str()), connections, message));
@@ -303,7 +327,14 @@ impl Ctx<'_> {
         }
     }
 
-    fn spec_for(&self, scenario: &Scenario, base: &str, connections: u32, duration_s: u64, rate: Option<f64>) -> LoadSpec {
+    fn spec_for(
+        &self,
+        scenario: &Scenario,
+        base: &str,
+        connections: u32,
+        duration_s: u64,
+        rate: Option<f64>,
+    ) -> LoadSpec {
         let mut spec = load_spec(self.plan, scenario, base, connections, duration_s, rate);
         spec.script = self.scripts.get(&scenario.name).cloned();
         spec
@@ -337,7 +368,8 @@ impl Ctx<'_> {
         let machine_ticks = machine_total1.saturating_sub(machine_total0) as f64;
         let loader_ticks = inv.cpu_us / 1e6 * self.hz;
         let other = machine_busy1.saturating_sub(machine_busy0) as f64 - server_ticks as f64 - loader_ticks;
-        let other_cpu_percent = if machine_ticks > 0.0 { (other.max(0.0) / machine_ticks * 100.0).min(100.0) } else { 0.0 };
+        let other_cpu_percent =
+            if machine_ticks > 0.0 { (other.max(0.0) / machine_ticks * 100.0).min(100.0) } else { 0.0 };
         let _ = self.cpus_online;
         Ok(LoadRun {
             subject: spec.name.clone(),
@@ -386,7 +418,8 @@ impl Ctx<'_> {
             bench.skipped.push("open-loop phase: no GET throughput was measured to derive the rates from".into());
             return;
         };
-        let rates: Vec<(f64, f64)> = plan.open_loop_fractions.iter().map(|&f| (f, (f * slowest_rps).round().max(1.0))).collect();
+        let rates: Vec<(f64, f64)> =
+            plan.open_loop_fractions.iter().map(|&f| (f, (f * slowest_rps).round().max(1.0))).collect();
         let oha = tools::by_name("oha").expect("known");
         let autocannon = tools::by_name("autocannon").expect("known");
         for (fraction, rate) in rates {
@@ -396,7 +429,10 @@ impl Ctx<'_> {
                 autocannon.as_ref()
             } else {
                 let why = if tools::installed("autocannon") {
-                    format!("autocannon cannot hold {rate:.0} requests/s on one core (about {:.0} at most)", tools::autocannon::MAX_RATE)
+                    format!(
+                        "autocannon cannot hold {rate:.0} requests/s on one core (about {:.0} at most)",
+                        tools::autocannon::MAX_RATE
+                    )
                 } else {
                     "neither oha nor autocannon is installed".to_string()
                 };
@@ -405,7 +441,9 @@ impl Ctx<'_> {
                      (`cargo install oha --locked`, scripts/setup-tools) for coordinated-omission-corrected latencies",
                     fraction * 100.0
                 ));
-                self.bar.inc((plan.subjects.len() as f64 * (plan.open_loop_duration_s + plan.warmup_s) as f64 * 10.0) as u64);
+                self.bar.inc(
+                    (plan.subjects.len() as f64 * (plan.open_loop_duration_s + plan.warmup_s) as f64 * 10.0) as u64,
+                );
                 continue;
             };
             for (si, spec) in plan.subjects.iter().enumerate() {
@@ -414,9 +452,16 @@ impl Ctx<'_> {
                     match self.open_loop_run(tool, spec, scenario, connections, fraction, rate) {
                         Ok(run) => {
                             if run.achieved_rps < 0.95 * run.asked_rps {
-                                bench.flags.push(flag("rate-not-reached", &spec.name, Some("get"), Some(connections), format!(
-                                    "{} open loop: asked {:.0} requests/s, achieved {:.0}", spec.name, run.asked_rps, run.achieved_rps
-                                )));
+                                bench.flags.push(flag(
+                                    "rate-not-reached",
+                                    &spec.name,
+                                    Some("get"),
+                                    Some(connections),
+                                    format!(
+                                        "{} open loop: asked {:.0} requests/s, achieved {:.0}",
+                                        spec.name, run.asked_rps, run.achieved_rps
+                                    ),
+                                ));
                             }
                             bench.open_loop.push(run);
                         }
@@ -428,7 +473,15 @@ impl Ctx<'_> {
         }
     }
 
-    fn open_loop_run(&mut self, tool: &dyn LoadTool, spec: &SubjectSpec, scenario: &Scenario, connections: u32, fraction: f64, rate: f64) -> Result<OpenLoopRun> {
+    fn open_loop_run(
+        &mut self,
+        tool: &dyn LoadTool,
+        spec: &SubjectSpec,
+        scenario: &Scenario,
+        connections: u32,
+        fraction: f64,
+        rate: f64,
+    ) -> Result<OpenLoopRun> {
         self.wait_for_idle();
         let server = subject::start(spec, &self.start_options(None))?;
         let base = format!("http://{}", server.addr);
@@ -469,7 +522,13 @@ impl Ctx<'_> {
         let server = subject::start(spec, &self.start_options(None))?;
         std::thread::sleep(Duration::from_millis(plan.memory_settle_ms));
         let idle = procstat::tree_memory(server.pid);
-        let load = self.spec_for(&scenario, &format!("http://{}", server.addr), plan.memory_connections, plan.memory_duration_s, None);
+        let load = self.spec_for(
+            &scenario,
+            &format!("http://{}", server.addr),
+            plan.memory_connections,
+            plan.memory_duration_s,
+            None,
+        );
         let inv = tools::invoke(self.tool.as_ref(), &load, self.loader_cpus())?;
         let after_load = procstat::tree_memory(server.pid);
         let run = MemoryRun {
@@ -498,9 +557,13 @@ pub fn summarise(runs: &[LoadRun]) -> Vec<Summary> {
     }
     keys.into_iter()
         .map(|(subject, scenario, connections)| {
-            let group: Vec<&LoadRun> =
-                runs.iter().filter(|r| r.subject == subject && r.scenario == scenario && r.connections == connections).collect();
-            let stat = |f: &dyn Fn(&LoadRun) -> f64| Stat::of(&group.iter().map(|r| f(r)).collect::<Vec<_>>()).expect("non-empty group");
+            let group: Vec<&LoadRun> = runs
+                .iter()
+                .filter(|r| r.subject == subject && r.scenario == scenario && r.connections == connections)
+                .collect();
+            let stat = |f: &dyn Fn(&LoadRun) -> f64| {
+                Stat::of(&group.iter().map(|r| f(r)).collect::<Vec<_>>()).expect("non-empty group")
+            };
             Summary {
                 requests_per_sec: stat(&|r| r.requests_per_sec),
                 p50_ms: stat(&|r| r.latency.p50_ms),
@@ -534,7 +597,9 @@ pub fn summarise_memory(runs: &[MemoryRun]) -> Vec<MemorySummary> {
         .into_iter()
         .map(|subject| {
             let group: Vec<&MemoryRun> = runs.iter().filter(|r| r.subject == subject).collect();
-            let stat = |f: &dyn Fn(&MemoryRun) -> u64| Stat::of(&group.iter().map(|r| f(r) as f64).collect::<Vec<_>>()).expect("non-empty");
+            let stat = |f: &dyn Fn(&MemoryRun) -> u64| {
+                Stat::of(&group.iter().map(|r| f(r) as f64).collect::<Vec<_>>()).expect("non-empty")
+            };
             MemorySummary {
                 startup_ms: Stat::of(&group.iter().map(|r| r.startup_ms).collect::<Vec<_>>()).expect("non-empty"),
                 idle_rss_kib: stat(&|r| r.idle.rss_kib),
@@ -557,7 +622,10 @@ pub fn flags(bench: &Benchmark) -> Vec<Flag> {
         let at = |kind: &str, message: String| flag(kind, &s.subject, Some(&s.scenario), Some(s.connections), message);
         let cell = format!("{} {} at {} connections", s.subject, s.scenario, s.connections);
         if let Some(cv) = s.requests_per_sec.cv.filter(|&cv| cv > NOISY_CV) {
-            out.push(at("noisy", format!("{cell}: throughput varies by {:.1} % (CV) across {} runs", cv * 100.0, s.requests_per_sec.n)));
+            out.push(at(
+                "noisy",
+                format!("{cell}: throughput varies by {:.1} % (CV) across {} runs", cv * 100.0, s.requests_per_sec.n),
+            ));
         }
         if s.loader_bound_runs > 0 {
             out.push(at("loader-bound", format!(
@@ -579,11 +647,14 @@ pub fn flags(bench: &Benchmark) -> Vec<Flag> {
             .collect();
         if !busy.is_empty() {
             let worst = busy.iter().map(|r| r.other_cpu_percent).fold(0.0, f64::max);
-            out.push(at("busy-machine", format!(
-                "{cell}: other processes used up to {worst:.0} % of the machine during {} of {} runs",
-                busy.len(),
-                s.requests_per_sec.n
-            )));
+            out.push(at(
+                "busy-machine",
+                format!(
+                    "{cell}: other processes used up to {worst:.0} % of the machine during {} of {} runs",
+                    busy.len(),
+                    s.requests_per_sec.n
+                ),
+            ));
         }
     }
     out

@@ -35,13 +35,7 @@ const TOP: f64 = 50.0;
 const BOTTOM: f64 = 70.0;
 
 pub fn grouped_bars(chart: &Grouped) -> String {
-    let top = chart
-        .values
-        .iter()
-        .flatten()
-        .flatten()
-        .map(|b| b.max.max(b.value))
-        .fold(0.0, f64::max);
+    let top = chart.values.iter().flatten().flatten().map(|b| b.max.max(b.value)).fold(0.0, f64::max);
     let (step, ticks) = nice_axis(top);
     let y_max = step * ticks as f64;
     let plot_w = WIDTH - LEFT - RIGHT;
@@ -54,12 +48,21 @@ pub fn grouped_bars(chart: &Grouped) -> String {
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
     );
     let _ = writeln!(s, r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#);
-    let _ = writeln!(s, r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#, WIDTH / 2.0, esc(chart.title));
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
+        WIDTH / 2.0,
+        esc(chart.title)
+    );
     // Y axis with gridlines.
     for i in 0..=ticks {
         let v = step * i as f64;
         let yy = y(v);
-        let _ = writeln!(s, r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#dddddd"/>"##, WIDTH - RIGHT);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#dddddd"/>"##,
+            WIDTH - RIGHT
+        );
         let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, yy + 4.0, short(v));
     }
     let _ = writeln!(
@@ -69,7 +72,13 @@ pub fn grouped_bars(chart: &Grouped) -> String {
         TOP + plot_h / 2.0,
         esc(chart.y_label)
     );
-    let _ = writeln!(s, r#"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/>"#, y(0.0), WIDTH - RIGHT, y(0.0));
+    let _ = writeln!(
+        s,
+        r#"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/>"#,
+        y(0.0),
+        WIDTH - RIGHT,
+        y(0.0)
+    );
 
     let groups = chart.groups.len().max(1) as f64;
     let group_w = plot_w / groups;
@@ -114,17 +123,33 @@ pub fn grouped_bars(chart: &Grouped) -> String {
                 short(bar.value)
             );
         }
-        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#, gx + group_w / 2.0, y(0.0) + 18.0, esc(group));
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            gx + group_w / 2.0,
+            y(0.0) + 18.0,
+            esc(group)
+        );
     }
     // Legend.
     let mut lx = LEFT;
     for (si, name) in chart.series.iter().enumerate() {
         let ly = HEIGHT - 22.0;
-        let _ = writeln!(s, r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#, ly - 10.0, COLOURS[si % COLOURS.len()]);
+        let _ = writeln!(
+            s,
+            r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
+            ly - 10.0,
+            COLOURS[si % COLOURS.len()]
+        );
         let _ = writeln!(s, r#"<text x="{:.1}" y="{ly:.1}">{}</text>"#, lx + 16.0, esc(name));
         lx += 28.0 + 7.0 * name.chars().count() as f64;
     }
-    let _ = writeln!(s, r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#555555">bars: median; whiskers: min–max</text>"##, WIDTH - RIGHT, HEIGHT - 12.0);
+    let _ = writeln!(
+        s,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#555555">bars: median; whiskers: min–max</text>"##,
+        WIDTH - RIGHT,
+        HEIGHT - 12.0
+    );
     s.push_str("</svg>\n");
     s
 }
@@ -143,7 +168,9 @@ fn nice_axis(max: f64) -> (f64, u32) {
 /// Compact numbers for labels: 45.2k, 1.5M, 3.25.
 pub fn short(v: f64) -> String {
     let a = v.abs();
-    if a >= 1e6 {
+    if a == 0.0 {
+        "0".to_string()
+    } else if a >= 1e6 {
         format!("{:.1}M", v / 1e6)
     } else if a >= 1e4 {
         format!("{:.0}k", v / 1e3)

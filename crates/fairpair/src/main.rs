@@ -15,7 +15,11 @@ use fairpair::plan::{Plan, RunArgs};
 use fairpair::{UsageError, bench, report, verify};
 
 #[derive(Parser)]
-#[command(name = "fairpair", version, about = "Load two implementations of the same API identically and report what differs.")]
+#[command(
+    name = "fairpair",
+    version,
+    about = "Load two implementations of the same API identically and report what differs."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Cmd,
@@ -45,9 +49,18 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
                 let _ = e.print();
-                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { ExitCode::from(2) } else { ExitCode::SUCCESS };
+                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::SUCCESS
+                };
             }
             // One line, not clap's usage block: the first line names the problem.
             let text = e.render().to_string();
@@ -91,12 +104,19 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
 
 /// The summary table on stdout: one line per cell and subject.
 fn print_summary(b: &fairpair::schema::Benchmark) {
-    println!("{:<14} {:<8} {:>5} {:>12} {:>9} {:>9} {:>9} {:>8}  flags", "subject", "scenario", "conns", "req/s", "p50 ms", "p99 ms", "CPU µs/r", "CV %");
+    println!(
+        "{:<14} {:<8} {:>5} {:>12} {:>9} {:>9} {:>9} {:>8}  flags",
+        "subject", "scenario", "conns", "req/s", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
+    );
     for s in &b.summaries {
         let flags: Vec<&str> = b
             .flags
             .iter()
-            .filter(|f| f.subject == s.subject && f.scenario.as_deref() == Some(&s.scenario) && f.connections == Some(s.connections))
+            .filter(|f| {
+                f.subject == s.subject
+                    && f.scenario.as_deref() == Some(&s.scenario)
+                    && f.connections == Some(s.connections)
+            })
             .map(|f| f.kind.as_str())
             .collect();
         println!(

@@ -190,7 +190,10 @@ impl Plan {
         let cpu_list = |flag: &str, text: &str| -> Result<Vec<usize>> {
             let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
             if let Some(c) = cpus.iter().find(|c| !allowed.contains(c)) {
-                return Err(usage(format!("{flag}: CPU {c} is not available (allowed: {})", procstat::format_cpu_list(&allowed))));
+                return Err(usage(format!(
+                    "{flag}: CPU {c} is not available (allowed: {})",
+                    procstat::format_cpu_list(&allowed)
+                )));
             }
             Ok(cpus)
         };
@@ -260,14 +263,20 @@ impl Plan {
                 get_only: !contract,
                 ready_path: "/health".into(),
             };
-            let rust = || -> Result<Vec<String>> { Ok(vec![existing(&users_server, "the Rust server", "cargo build --release -p users-server")?]) };
+            let rust = || -> Result<Vec<String>> {
+                Ok(vec![existing(&users_server, "the Rust server", "cargo build --release -p users-server")?])
+            };
             let node = || -> Result<Vec<String>> {
                 Ok(vec![args.node.clone(), existing(&args.node_server, "the Node server", "check --node-server")?])
             };
             let spec = match name.as_str() {
                 "rust" => builtin(rust()?, 1, true),
                 "node" => builtin(node()?, 1, true),
-                "ceiling" => builtin(vec![existing(&ceiling, "the ceiling server", "cargo build --release -p ceiling")?], 1, false),
+                "ceiling" => builtin(
+                    vec![existing(&ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
+                    1,
+                    false,
+                ),
                 "rust-multi" | "node-cluster" if !multi_ok => {
                     skipped.push(format!("{name}: the server side has {server_n} CPU; it needs at least 2"));
                     continue;
@@ -352,9 +361,13 @@ impl Plan {
         // Cells: the ceiling is a GET-only baseline.
         let mut cells = Vec::new();
         for (si, scenario) in scenarios.iter().enumerate() {
-            let members: Vec<usize> = (0..subjects.len()).filter(|&i| scenario.is_get() || !subjects[i].get_only).collect();
+            let members: Vec<usize> =
+                (0..subjects.len()).filter(|&i| scenario.is_get() || !subjects[i].get_only).collect();
             for s in subjects.iter().filter(|s| s.get_only && !scenario.is_get()) {
-                skipped.push(format!("{} on {}: a fixed-response baseline is measured on GET scenarios only", s.name, scenario.name));
+                skipped.push(format!(
+                    "{} on {}: a fixed-response baseline is measured on GET scenarios only",
+                    s.name, scenario.name
+                ));
             }
             if members.is_empty() {
                 continue;
@@ -409,7 +422,11 @@ impl Plan {
 
     /// Subjects that take part in the open-loop phase (those measured on `get` at the lowest connection count).
     pub fn open_loop_runs(&self) -> usize {
-        if self.scenarios.iter().any(|s| s.name == "get") { self.subjects.len() * self.open_loop_fractions.len() } else { 0 }
+        if self.scenarios.iter().any(|s| s.name == "get") {
+            self.subjects.len() * self.open_loop_fractions.len()
+        } else {
+            0
+        }
     }
 
     pub fn memory_runs(&self) -> usize {
@@ -422,7 +439,8 @@ impl Plan {
         let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
         let load = self.load_runs() as f64 * (self.warmup_s + self.duration_s) as f64
             + self.load_runs() as f64 * (RUN_OVERHEAD_S + idle);
-        let open = self.open_loop_runs() as f64 * ((self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle);
+        let open =
+            self.open_loop_runs() as f64 * ((self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle);
         let memory = self.memory_runs() as f64
             * (self.memory_duration_s as f64 + self.memory_settle_ms as f64 / 1000.0 + RUN_OVERHEAD_S + idle);
         (verify, load, open, memory)

@@ -55,9 +55,7 @@ pub fn all_processes() -> Vec<ProcStat> {
     let Ok(dir) = fs::read_dir("/proc") else {
         return Vec::new();
     };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(read_stat)
-        .collect()
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()).filter_map(read_stat).collect()
 }
 
 /// `root` and all its descendants that are still alive (zombies excluded), root first.
@@ -85,11 +83,7 @@ pub fn tree(root: i32) -> Vec<ProcStat> {
 
 /// Pids of the live (non-zombie) processes in process group `pgid`.
 pub fn group_members(pgid: i32) -> BTreeSet<i32> {
-    all_processes()
-        .into_iter()
-        .filter(|p| p.pgrp == pgid && p.state != 'Z')
-        .map(|p| p.pid)
-        .collect()
+    all_processes().into_iter().filter(|p| p.pgrp == pgid && p.state != 'Z').map(|p| p.pid).collect()
 }
 
 /// CPU ticks used so far by `root`'s tree, including children it has already reaped (`cutime`/`cstime`), so a

@@ -58,7 +58,8 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
 
     // Environment.
     let _ = writeln!(md, "## Environment\n\n| | |\n|---|---|");
-    let _ = writeln!(md, "| CPU | {} × {} online (allowed: {}) |", e.cpu_model, e.cpus_online, cpu_list(&e.cpus_allowed));
+    let _ =
+        writeln!(md, "| CPU | {} × {} online (allowed: {}) |", e.cpu_model, e.cpus_online, cpu_list(&e.cpus_allowed));
     let _ = writeln!(md, "| memory | {:.1} GiB |", e.memory_total_kib as f64 / 1024.0 / 1024.0);
     let _ = writeln!(md, "| OS, kernel | {}, Linux {} |", e.os, e.kernel);
     let _ = writeln!(md, "| rustc | {} |", e.rustc);
@@ -92,7 +93,11 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
          recorded what they used during the run.",
         s.idle_wait_max_s, s.idle_threshold_percent
     );
-    let _ = writeln!(md, "- POST runs: every server started with `--max-users {}`, more than a run can fill.", s.post_max_users);
+    let _ = writeln!(
+        md,
+        "- POST runs: every server started with `--max-users {}`, more than a run can fill.",
+        s.post_max_users
+    );
     let _ = writeln!(
         md,
         "- Memory: separate runs ({} per subject): RSS, peak RSS (VmHWM) and PSS summed over all the subject's \
@@ -107,7 +112,9 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         let v = &sub.verification;
         let contract = match v.status.as_str() {
             "passed" => format!("verified: {} passed, {} skipped", v.passed, v.skipped),
-            "failed" if v.measured_unverified => format!("**UNVERIFIED**: {} failed (measured with --allow-unverified)", v.failed),
+            "failed" if v.measured_unverified => {
+                format!("**UNVERIFIED**: {} failed (measured with --allow-unverified)", v.failed)
+            }
             "failed" => format!("failed {} cases: not measured", v.failed),
             _ => "not applicable (fixed-response baseline, GET only)".into(),
         };
@@ -125,9 +132,23 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         seen.push(key);
         let _ = writeln!(md, "- {} at {} connections: `{}`", r.scenario, r.connections, r.command);
     }
+    if let Some(r) = b.open_loop.first() {
+        let _ = writeln!(
+            md,
+            "- open loop ({} at {} connections, {:.0} requests/s): `{}`",
+            r.scenario, r.connections, r.asked_rps, r.command
+        );
+    }
+    if let Some(r) = b.memory.first() {
+        let _ = writeln!(md, "- memory phase load: `{}`", r.load_command);
+    }
     for sc in &b.scenarios {
         if let Some(script) = &sc.wrk_script {
-            let _ = writeln!(md, "\n<details><summary>wrk script for <code>{}</code> ({} {})</summary>\n\n```lua\n{}```\n</details>", sc.name, sc.method, sc.path, script);
+            let _ = writeln!(
+                md,
+                "\n<details><summary>wrk script for <code>{}</code> ({} {})</summary>\n\n```lua\n{}```\n</details>",
+                sc.name, sc.method, sc.path, script
+            );
         }
     }
 
@@ -144,7 +165,15 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
             let _ = write!(md, "| {scenario} | {conns} |");
             for name in &subjects {
                 let cell = find(&b.summaries, name, scenario, *conns)
-                    .map(|s| format!("{} [{}–{}]{}", thousands(s.requests_per_sec.median), thousands(s.requests_per_sec.min), thousands(s.requests_per_sec.max), cv(&s.requests_per_sec)))
+                    .map(|s| {
+                        format!(
+                            "{} [{}–{}]{}",
+                            thousands(s.requests_per_sec.median),
+                            thousands(s.requests_per_sec.min),
+                            thousands(s.requests_per_sec.max),
+                            cv(&s.requests_per_sec)
+                        )
+                    })
                     .unwrap_or_else(|| "—".into());
                 let _ = write!(md, " {cell} |");
             }
@@ -154,15 +183,25 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         let _ = writeln!(md, "\n![throughput](throughput.svg)");
 
         // Latency.
-        let _ = writeln!(md, "\n## Latency under closed-loop load (ms)\n\nMedians over runs. A closed loop waits for each answer, so these are latencies at saturation, not at a given rate (see the open-loop section).\n");
-        let _ = writeln!(md, "| scenario | connections | subject | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            md,
+            "\n## Latency under closed-loop load (ms)\n\nMedians over runs. A closed loop waits for each answer, so these are latencies at saturation, not at a given rate (see the open-loop section).\n"
+        );
+        let _ = writeln!(
+            md,
+            "| scenario | connections | subject | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---|---:|---:|---:|---:|---:|"
+        );
         for (scenario, conns) in &cells {
             for name in &subjects {
                 if let Some(s) = find(&b.summaries, name, scenario, *conns) {
                     let _ = writeln!(
                         md,
                         "| {scenario} | {conns} | {name} | {} | {} | {} | {} | {} |",
-                        ms(s.p50_ms.median), ms(s.p90_ms.median), ms(s.p99_ms.median), ms(s.p99_9_ms.median), ms(s.max_ms.median)
+                        ms(s.p50_ms.median),
+                        ms(s.p90_ms.median),
+                        ms(s.p99_ms.median),
+                        ms(s.p99_9_ms.median),
+                        ms(s.max_ms.median)
                     );
                 }
             }
@@ -174,13 +213,23 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         }
 
         // CPU.
-        let _ = writeln!(md, "\n## CPU\n\nServer CPU time per request (all its processes, from `/proc`), and the load generator's CPU use as a share of the CPUs it had (≥ 90 % = loader-bound).\n");
-        let _ = writeln!(md, "| scenario | connections | subject | server CPU µs/request | loader CPU % |\n|---|---:|---|---:|---:|");
+        let _ = writeln!(
+            md,
+            "\n## CPU\n\nServer CPU time per request (all its processes, from `/proc`), and the load generator's CPU use as a share of the CPUs it had (≥ 90 % = loader-bound).\n"
+        );
+        let _ = writeln!(
+            md,
+            "| scenario | connections | subject | server CPU µs/request | loader CPU % |\n|---|---:|---|---:|---:|"
+        );
         for (scenario, conns) in &cells {
             for name in &subjects {
                 if let Some(s) = find(&b.summaries, name, scenario, *conns) {
-                    let cpu = s.server_cpu_us_per_request.as_ref().map_or("—".into(), |c| format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max));
-                    let _ = writeln!(md, "| {scenario} | {conns} | {name} | {cpu} | {:.0} |", s.loader_cpu_percent.median);
+                    let cpu = s
+                        .server_cpu_us_per_request
+                        .as_ref()
+                        .map_or("—".into(), |c| format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max));
+                    let _ =
+                        writeln!(md, "| {scenario} | {conns} | {name} | {cpu} | {:.0} |", s.loader_cpu_percent.median);
                 }
             }
         }
@@ -191,14 +240,25 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     if b.open_loop.is_empty() {
         let _ = writeln!(md, "Not measured (see *Skipped*).");
     } else {
-        let _ = writeln!(md, "| subject | asked req/s | achieved req/s | tool | corrected for coordinated omission | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            md,
+            "| subject | asked req/s | achieved req/s | tool | corrected for coordinated omission | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|"
+        );
         for r in &b.open_loop {
             let l = &r.latency;
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                r.subject, thousands(r.asked_rps), thousands(r.achieved_rps), r.tool, if r.latency_corrected { "yes" } else { "no" },
-                ms(l.p50_ms), ms(l.p90_ms), ms(l.p99_ms), ms(l.p99_9_ms), ms(l.max_ms)
+                r.subject,
+                thousands(r.asked_rps),
+                thousands(r.achieved_rps),
+                r.tool,
+                if r.latency_corrected { "yes" } else { "no" },
+                ms(l.p50_ms),
+                ms(l.p90_ms),
+                ms(l.p99_ms),
+                ms(l.p99_9_ms),
+                ms(l.max_ms)
             );
         }
     }
@@ -209,13 +269,24 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         let _ = writeln!(md, "Not measured.");
     } else {
         let _ = writeln!(md, "MiB, median [min–max] over fresh processes, summed over each subject's processes.\n");
-        let _ = writeln!(md, "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|");
+        let _ = writeln!(
+            md,
+            "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+        );
         for m in &b.memory_summaries {
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} | {} | {} | {:.0} [{:.0}–{:.0}] |",
-                m.subject, m.processes, mib(&m.idle_rss_kib), mib(&m.idle_pss_kib), mib(&m.after_rss_kib), mib(&m.after_pss_kib), mib(&m.after_hwm_kib),
-                m.startup_ms.median, m.startup_ms.min, m.startup_ms.max
+                m.subject,
+                m.processes,
+                mib(&m.idle_rss_kib),
+                mib(&m.idle_pss_kib),
+                mib(&m.after_rss_kib),
+                mib(&m.after_pss_kib),
+                mib(&m.after_hwm_kib),
+                m.startup_ms.median,
+                m.startup_ms.min,
+                m.startup_ms.max
             );
         }
         charts.push(("memory.svg".to_string(), memory_chart(&b.memory_summaries)));
@@ -224,25 +295,58 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
 
     // Ratios and verdicts.
     let _ = writeln!(md, "\n## Ratios and verdicts\n");
-    let _ = writeln!(md, "A difference *exceeds the noise* only when the min–max ranges of the two subjects' runs do not overlap; with a single run per side the noise is unknown and no verdict is given.\n");
+    let _ = writeln!(
+        md,
+        "A difference *exceeds the noise* only when the min–max ranges of the two subjects' runs do not overlap; with a single run per side the noise is unknown and no verdict is given.\n"
+    );
     let contract_subjects: Vec<&str> = b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
     let mut any = false;
     for (i, a) in contract_subjects.iter().enumerate() {
         for bname in &contract_subjects[i + 1..] {
             for (scenario, conns) in &cells {
-                let (Some(sa), Some(sb)) = (find(&b.summaries, a, scenario, *conns), find(&b.summaries, bname, scenario, *conns)) else { continue };
+                let (Some(sa), Some(sb)) =
+                    (find(&b.summaries, a, scenario, *conns), find(&b.summaries, bname, scenario, *conns))
+                else {
+                    continue;
+                };
                 any = true;
-                let _ = writeln!(md, "- {scenario}, {conns} connections, throughput: {}", compare(a, bname, &sa.requests_per_sec, &sb.requests_per_sec, true, "requests/s"));
-                let _ = writeln!(md, "- {scenario}, {conns} connections, p99 latency: {}", compare(a, bname, &sa.p99_ms, &sb.p99_ms, false, "ms"));
+                let _ = writeln!(
+                    md,
+                    "- {scenario}, {conns} connections, throughput: {}",
+                    compare(a, bname, &sa.requests_per_sec, &sb.requests_per_sec, true, "requests/s")
+                );
+                let _ = writeln!(
+                    md,
+                    "- {scenario}, {conns} connections, p99 latency: {}",
+                    compare(a, bname, &sa.p99_ms, &sb.p99_ms, false, "ms")
+                );
                 if let (Some(ca), Some(cb)) = (&sa.server_cpu_us_per_request, &sb.server_cpu_us_per_request) {
-                    let _ = writeln!(md, "- {scenario}, {conns} connections, CPU per request: {}", compare(a, bname, ca, cb, false, "µs"));
+                    let _ = writeln!(
+                        md,
+                        "- {scenario}, {conns} connections, CPU per request: {}",
+                        compare(a, bname, ca, cb, false, "µs")
+                    );
                 }
             }
-            let (Some(ma), Some(mb)) = (find_mem(&b.memory_summaries, a), find_mem(&b.memory_summaries, bname)) else { continue };
+            let (Some(ma), Some(mb)) = (find_mem(&b.memory_summaries, a), find_mem(&b.memory_summaries, bname)) else {
+                continue;
+            };
             any = true;
-            let _ = writeln!(md, "- memory idle (RSS): {}", compare(a, bname, &kib_to_mib(&ma.idle_rss_kib), &kib_to_mib(&mb.idle_rss_kib), false, "MiB"));
-            let _ = writeln!(md, "- memory after load (RSS): {}", compare(a, bname, &kib_to_mib(&ma.after_rss_kib), &kib_to_mib(&mb.after_rss_kib), false, "MiB"));
-            let _ = writeln!(md, "- start-up to first 200: {}", compare(a, bname, &ma.startup_ms, &mb.startup_ms, false, "ms"));
+            let _ = writeln!(
+                md,
+                "- memory idle (RSS): {}",
+                compare(a, bname, &kib_to_mib(&ma.idle_rss_kib), &kib_to_mib(&mb.idle_rss_kib), false, "MiB")
+            );
+            let _ = writeln!(
+                md,
+                "- memory after load (RSS): {}",
+                compare(a, bname, &kib_to_mib(&ma.after_rss_kib), &kib_to_mib(&mb.after_rss_kib), false, "MiB")
+            );
+            let _ = writeln!(
+                md,
+                "- start-up to first 200: {}",
+                compare(a, bname, &ma.startup_ms, &mb.startup_ms, false, "ms")
+            );
         }
     }
     for ceiling in b.subjects.iter().filter(|s| s.get_only) {
@@ -320,7 +424,9 @@ fn compare(a: &str, b: &str, sa: &Stat, sb: &Stat, higher_is_better: bool, unit:
         _ => "noise not measured".into(),
     };
     let verdict = match stats::verdict(sa, sb) {
-        Verdict::Exceeds => format!("**{winner} better by {factor:.2}×, beyond the measured noise** ({noise}; ranges do not overlap)"),
+        Verdict::Exceeds => {
+            format!("**{winner} better by {factor:.2}×, beyond the measured noise** ({noise}; ranges do not overlap)")
+        }
         Verdict::WithinNoise => format!("within the measured noise ({noise}; ranges overlap): no winner"),
         Verdict::NoiseUnknown => format!("ratio {a}/{b} {ratio:.2}; single run, so no verdict"),
     };
@@ -328,8 +434,7 @@ fn compare(a: &str, b: &str, sa: &Stat, sb: &Stat, higher_is_better: bool, unit:
 }
 
 fn throughput_chart(b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) -> String {
-    let present: Vec<&str> =
-        subjects.iter().copied().filter(|n| b.summaries.iter().any(|s| s.subject == *n)).collect();
+    let present: Vec<&str> = subjects.iter().copied().filter(|n| b.summaries.iter().any(|s| s.subject == *n)).collect();
     charts::grouped_bars(&Grouped {
         title: "Throughput (requests/s)",
         y_label: "requests/s",
@@ -338,7 +443,10 @@ fn throughput_chart(b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) -
         values: cells
             .iter()
             .map(|(scenario, conns)| {
-                present.iter().map(|n| find(&b.summaries, n, scenario, *conns).map(|s| bar(&s.requests_per_sec))).collect()
+                present
+                    .iter()
+                    .map(|n| find(&b.summaries, n, scenario, *conns).map(|s| bar(&s.requests_per_sec)))
+                    .collect()
             })
             .collect(),
     })
@@ -353,12 +461,7 @@ fn latency_chart(b: &Benchmark, scenario: &str, conns: u32, subjects: &[&str]) -
         groups: vec!["p50".into(), "p90".into(), "p99".into(), "p99.9".into()],
         series: present.iter().map(|s| s.subject.clone()).collect(),
         values: (0..4)
-            .map(|p| {
-                present
-                    .iter()
-                    .map(|s| Some(bar([&s.p50_ms, &s.p90_ms, &s.p99_ms, &s.p99_9_ms][p])))
-                    .collect()
-            })
+            .map(|p| present.iter().map(|s| Some(bar([&s.p50_ms, &s.p90_ms, &s.p99_ms, &s.p99_9_ms][p]))).collect())
             .collect(),
     })
 }

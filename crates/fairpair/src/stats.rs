@@ -37,22 +37,14 @@ impl Stat {
 
     /// The spread `(max − min) / median`, the noise figure the verdicts use; `None` for one value or a zero median.
     pub fn spread(&self) -> Option<f64> {
-        if self.n < 2 || self.median == 0.0 {
-            None
-        } else {
-            Some((self.max - self.min) / self.median.abs())
-        }
+        if self.n < 2 || self.median == 0.0 { None } else { Some((self.max - self.min) / self.median.abs()) }
     }
 }
 
 /// The median of already sorted values: the middle one, or the mean of the two middle ones.
 pub fn median_of_sorted(sorted: &[f64]) -> f64 {
     let n = sorted.len();
-    if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
+    if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 }
 }
 
 /// Sample standard deviation (n − 1) over the mean.

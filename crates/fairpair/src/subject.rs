@@ -74,7 +74,14 @@ impl SubjectSpec {
                 }
                 v
             }
-            Kind::Custom { template } => vec!["sh".into(), "-c".into(), template.replace("{port}", port)],
+            Kind::Custom { template } => {
+                // A simple command is exec'd by the shell, so the subject's processes are the server's alone and
+                // the shell's own memory is not added to it; anything with shell syntax keeps the shell.
+                let command = template.replace("{port}", port);
+                let simple = !command.contains(['&', ';', '|', '<', '>', '(', ')', '$', '`', '\n']);
+                let command = if simple { format!("exec {command}") } else { command };
+                vec!["sh".into(), "-c".into(), command]
+            }
         }
     }
 }
@@ -176,7 +183,11 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
             match rx.recv_timeout(Duration::from_millis(20)) {
                 Ok(line) => break line,
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    running.check_alive()?;
+                    // Stdout closed: usually the process is exiting; give it a moment so the error says why.
+                    for _ in 0..100 {
+                        running.check_alive()?;
+                        thread::sleep(Duration::from_millis(10));
+                    }
                     bail!("{}: closed its stdout without printing `listening on http://…`", spec.name);
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() > deadline => {
@@ -185,7 +196,8 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
                 Err(mpsc::RecvTimeoutError::Timeout) => {}
             }
         };
-        running.addr = parse_listening(&line).ok_or_else(|| anyhow!("{}: cannot read the address in {line:?}", spec.name))?;
+        running.addr =
+            parse_listening(&line).ok_or_else(|| anyhow!("{}: cannot read the address in {line:?}", spec.name))?;
     }
 
     loop {
@@ -228,8 +240,7 @@ fn free_port() -> Result<u16> {
 pub fn status_of(addr: SocketAddr, path: &str) -> Option<u16> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(200)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes())
-        .ok()?;
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes()).ok()?;
     let mut head = [0u8; 12];
     s.read_exact(&mut head).ok()?;
     std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
@@ -244,7 +255,8 @@ impl Running {
         let child = self.child.as_mut().expect("running child");
         if let Some(status) = child.try_wait()? {
             thread::sleep(Duration::from_millis(50)); // Let the stderr thread catch the last lines.
-            let tail: Vec<String> = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
+            let tail: Vec<String> =
+                self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
             bail!("{}: `{}` exited ({status}) before it was ready: {}", self.name, self.command, tail.join(" / "));
         }
         Ok(())
@@ -281,11 +293,7 @@ impl Running {
             }
             thread::sleep(Duration::from_millis(10));
         }
-        bail!(
-            "{}: processes {:?} of its group survived SIGKILL",
-            self.name,
-            procstat::group_members(self.pid)
-        )
+        bail!("{}: processes {:?} of its group survived SIGKILL", self.name, procstat::group_members(self.pid))
     }
 }
 
@@ -316,7 +324,11 @@ mod tests {
     fn builtin_commands_get_the_harness_flags() {
         let spec = SubjectSpec {
             name: "rust".into(),
-            kind: Kind::Builtin { program: vec!["users-server".into()], accepts_max_users: true, implements_contract: true },
+            kind: Kind::Builtin {
+                program: vec!["users-server".into()],
+                accepts_max_users: true,
+                implements_contract: true,
+            },
             workers: Some(1),
             get_only: false,
             ready_path: "/health".into(),
@@ -332,6 +344,6 @@ mod tests {
             get_only: false,
             ready_path: "/".into(),
         };
-        assert_eq!(custom.argv("8000", None), ["sh", "-c", "python3 -m http.server 8000"]);
+        assert_eq!(custom.argv("8000", None), ["sh", "-c", "exec python3 -m http.server 8000"]);
     }
 }

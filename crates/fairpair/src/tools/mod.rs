@@ -85,7 +85,9 @@ pub fn installed(program: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|paths| {
         std::env::split_paths(&paths).any(|dir| {
             let p = dir.join(program);
-            p.is_file() && std::fs::metadata(&p).is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
+            p.is_file()
+                && std::fs::metadata(&p)
+                    .is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
         })
     })
 }
@@ -136,9 +138,9 @@ pub fn invoke(tool: &dyn LoadTool, spec: &LoadSpec, cpus: Option<&[usize]>) -> R
         let stderr = String::from_utf8_lossy(&out.stderr);
         bail!("`{command}` failed ({}): {}", out.status, stderr.lines().last().unwrap_or("").trim());
     }
-    let result = tool
-        .parse(&stdout)
-        .with_context(|| format!("cannot read the output of `{command}` (stderr: {})", String::from_utf8_lossy(&out.stderr).trim()))?;
+    let result = tool.parse(&stdout).with_context(|| {
+        format!("cannot read the output of `{command}` (stderr: {})", String::from_utf8_lossy(&out.stderr).trim())
+    })?;
     Ok(Invocation { command, stdout, result, cpu_us, wall_s })
 }
 
@@ -194,10 +196,8 @@ mod tests {
 
     #[test]
     fn shell_words_quote_what_needs_it() {
-        let argv: Vec<String> = ["wrk", "-c", "50", "http://127.0.0.1:1/users/500", "a b", "it's"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let argv: Vec<String> =
+            ["wrk", "-c", "50", "http://127.0.0.1:1/users/500", "a b", "it's"].iter().map(|s| s.to_string()).collect();
         assert_eq!(shell_words(&argv), r"wrk -c 50 http://127.0.0.1:1/users/500 'a b' 'it'\''s'");
     }
 

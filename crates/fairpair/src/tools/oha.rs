@@ -65,7 +65,11 @@ impl LoadTool for Oha {
             })
         };
         let (responses, non_2xx) = count("statusCodeDistribution");
-        let (errors, _) = count("errorDistribution");
+        // With `-z`, requests still in flight when the time is up are aborted and listed as "aborted due to
+        // deadline": an artefact of stopping, not a failure of the server, so they are not counted as errors.
+        let errors = v.get("errorDistribution").and_then(|d| d.as_object()).map_or(0, |m| {
+            m.iter().filter(|(k, _)| !k.contains("deadline")).map(|(_, n)| n.as_u64().unwrap_or(0)).sum()
+        });
         let duration_s = get(&["summary", "total"])?;
         Ok(LoadResult {
             requests: responses,

@@ -100,7 +100,8 @@ impl LoadTool for Wrk {
 
 /// The Lua script: the request at the top level, and a `done()` that prints one JSON line.
 pub fn script(method: &str, body: Option<&str>) -> String {
-    let mut s = String::from("-- Written by fairpair. The request is set at the top level so every connection uses it.\n");
+    let mut s =
+        String::from("-- Written by fairpair. The request is set at the top level so every connection uses it.\n");
     s.push_str(&format!("wrk.method = {}\n", lua_string(method)));
     if let Some(body) = body {
         s.push_str(&format!("wrk.body = {}\n", lua_string(body)));
