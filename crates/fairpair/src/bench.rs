@@ -31,7 +31,6 @@ struct Ctx<'a> {
     tool: Box<dyn LoadTool>,
     bar: ProgressBar,
     hz: f64,
-    cpus_online: usize,
     scripts: BTreeMap<String, std::path::PathBuf>,
 }
 
@@ -91,8 +90,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
         tool,
         bar,
         hz: procstat::ticks_per_second(),
-        cpus_online: environment.cpus_online,
-        scripts: BTreeMap::new(),
+                scripts: BTreeMap::new(),
     };
 
     let mut bench = Benchmark {
@@ -370,7 +368,6 @@ impl Ctx<'_> {
         let other = machine_busy1.saturating_sub(machine_busy0) as f64 - server_ticks as f64 - loader_ticks;
         let other_cpu_percent =
             if machine_ticks > 0.0 { (other.max(0.0) / machine_ticks * 100.0).min(100.0) } else { 0.0 };
-        let _ = self.cpus_online;
         Ok(LoadRun {
             subject: spec.name.clone(),
             scenario: scenario.name.clone(),
