@@ -156,11 +156,16 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     let cells = cells(&b.summaries);
     if !cells.is_empty() {
         let _ = writeln!(md, "\n## Throughput (requests/s)\n\nMedian [min–max], CV in parentheses.\n");
+        // The ratio column compares the first two subjects that implement the contract (rust / node by default).
+        let pair: Vec<&str> = b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect();
         let _ = write!(md, "| scenario | connections |");
         for name in &subjects {
             let _ = write!(md, " {name} |");
         }
-        let _ = writeln!(md, "\n|---|---:|{}", "---:|".repeat(subjects.len()));
+        if let [x, y] = pair[..] {
+            let _ = write!(md, " {x} / {y} |");
+        }
+        let _ = writeln!(md, "\n|---|---:|{}", "---:|".repeat(subjects.len() + usize::from(pair.len() == 2)));
         for (scenario, conns) in &cells {
             let _ = write!(md, "| {scenario} | {conns} |");
             for name in &subjects {
@@ -176,6 +181,15 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
                     })
                     .unwrap_or_else(|| "—".into());
                 let _ = write!(md, " {cell} |");
+            }
+            if let [x, y] = pair[..] {
+                let ratio = match (find(&b.summaries, x, scenario, *conns), find(&b.summaries, y, scenario, *conns)) {
+                    (Some(a), Some(c)) if c.requests_per_sec.median > 0.0 => {
+                        format!("{:.2}×", a.requests_per_sec.median / c.requests_per_sec.median)
+                    }
+                    _ => "—".into(),
+                };
+                let _ = write!(md, " {ratio} |");
             }
             let _ = writeln!(md);
         }

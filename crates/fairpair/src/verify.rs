@@ -61,6 +61,9 @@ pub fn parse_url(url: &str) -> Result<SocketAddr> {
 /// `fairpair verify URL`: true when every case that could run passed.
 pub fn verify_url(url: &str) -> Result<bool> {
     let addr = parse_url(url)?;
+    // One clear line instead of two hundred identical failures when nothing listens there.
+    std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(5))
+        .map_err(|e| anyhow::anyhow!("cannot connect to {addr}: {e}"))?;
     let results = run_cases(addr, &Requires::default());
     print(&results, &mut std::io::stdout())?;
     Ok(contract::tally(&results).1 == 0)
