@@ -85,13 +85,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
             .expect("valid template"),
     );
     bar.enable_steady_tick(Duration::from_millis(250));
-    let mut ctx = Ctx {
-        plan,
-        tool,
-        bar,
-        hz: procstat::ticks_per_second(),
-                scripts: BTreeMap::new(),
-    };
+    let mut ctx = Ctx { plan, tool, bar, hz: procstat::ticks_per_second(), scripts: BTreeMap::new() };
 
     let mut bench = Benchmark {
         schema_version: SCHEMA_VERSION,
