@@ -1,6 +1,6 @@
 //! `ceiling`: the fastest thing the stack can do, as a yardstick.
 //!
-//! A minimal HTTP/1.1 server on hyper 1 that answers every request with the same 56-byte JSON body, the size of
+//! A minimal HTTP/1.1 server on hyper 1 that answers every request with the same 58-byte JSON body, the size of
 //! `GET /users/500` on the real servers (`{"id":500,"name":"User 500","email":"user500@example.com"}`). There is no
 //! routing, no store and no serialisation: what it measures is the cost of tokio + hyper + the kernel's loopback, the
 //! per-core limit that neither real server can beat. fairpair runs it beside them on GET scenarios only.
@@ -26,7 +26,7 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
-/// The body of `GET /users/500` on the real servers: 56 bytes.
+/// The body of `GET /users/500` on the real servers: 58 bytes.
 const BODY: &[u8] = br#"{"id":500,"name":"User 500","email":"user500@example.com"}"#;
 
 /// The command line, parsed by hand: three flags do not justify a dependency, and the binary stays tiny.

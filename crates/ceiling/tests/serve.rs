@@ -1,4 +1,4 @@
-//! The ceiling answers every request with the 56-byte body of `GET /users/500`, announced like the real servers.
+//! The ceiling answers every request with the 58-byte body of `GET /users/500`, announced like the real servers.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -25,7 +25,7 @@ fn answers_with_the_size_of_a_user() {
 
     let (head, body) = response.split_once("\r\n\r\n").unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    assert!(head.to_ascii_lowercase().contains("content-length: 56"), "{head}");
+    assert!(head.to_ascii_lowercase().contains("content-length: 58"), "{head}");
     assert!(head.to_ascii_lowercase().contains("content-type: application/json"), "{head}");
     assert_eq!(body, r#"{"id":500,"name":"User 500","email":"user500@example.com"}"#);
 }
