@@ -262,6 +262,7 @@ impl Plan {
                 workers: Some(workers),
                 get_only: !contract,
                 ready_path: "/health".into(),
+                per_worker_store: false,
             };
             let rust = || -> Result<Vec<String>> {
                 Ok(vec![existing(&users_server, "the Rust server", "cargo build --release -p users-server")?])
@@ -282,7 +283,7 @@ impl Plan {
                     continue;
                 }
                 "rust-multi" => builtin(rust()?, server_n, true),
-                "node-cluster" => builtin(node()?, server_n, true),
+                "node-cluster" => SubjectSpec { per_worker_store: true, ..builtin(node()?, server_n, true) },
                 other => {
                     return Err(usage(format!(
                         "unknown subject {other:?} (built-in: rust, node, ceiling, rust-multi, node-cluster; \
@@ -312,6 +313,7 @@ impl Plan {
                 workers: None,
                 get_only: false,
                 ready_path: args.ready_path.clone(),
+                per_worker_store: false,
             });
         }
         if subjects.is_empty() {

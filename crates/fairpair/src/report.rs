@@ -118,7 +118,8 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
             "failed" => format!("failed {} cases: not measured", v.failed),
             _ => "not applicable (fixed-response baseline, GET only)".into(),
         };
-        let _ = writeln!(md, "| {} | `{}` | {} |", sub.name, sub.command, contract);
+        let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
+        let _ = writeln!(md, "| {} | `{}` | {contract}{notes} |", sub.name, sub.command);
     }
 
     // Exact commands.

@@ -118,6 +118,9 @@ pub struct Verification {
     pub failures: Vec<String>,
     /// Measured although verification failed (`--allow-unverified`).
     pub measured_unverified: bool,
+    /// What was tolerated and why (e.g. read-backs across Node cluster workers, which have a store each).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

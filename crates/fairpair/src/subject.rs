@@ -30,6 +30,9 @@ pub struct SubjectSpec {
     pub get_only: bool,
     /// Path probed for the first 200.
     pub ready_path: String,
+    /// Several processes with a store each (Node `cluster`): a user created through one connection may be invisible
+    /// through the next, so the contract's read-back ("round trip") checks cannot hold and are tolerated.
+    pub per_worker_store: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -332,6 +335,7 @@ mod tests {
             workers: Some(1),
             get_only: false,
             ready_path: "/health".into(),
+            per_worker_store: false,
         };
         assert_eq!(
             spec.command_template(),
@@ -343,6 +347,7 @@ mod tests {
             workers: None,
             get_only: false,
             ready_path: "/".into(),
+            per_worker_store: false,
         };
         assert_eq!(custom.argv("8000", None), ["sh", "-c", "exec python3 -m http.server 8000"]);
     }

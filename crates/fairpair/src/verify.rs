@@ -80,6 +80,7 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verific
             skipped: 0,
             failures: vec![],
             measured_unverified: false,
+            notes: vec![],
         });
     }
     let mut results = Vec::new();
@@ -105,6 +106,16 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verific
     } else {
         results = all;
     }
+    let mut notes = Vec::new();
+    if spec.per_worker_store {
+        let tolerated = tolerate_roundtrips(&mut results);
+        if tolerated > 0 {
+            notes.push(format!(
+                "{tolerated} read-back (round trip) checks tolerated: each cluster worker has its own store, and the \
+                 read-back may reach another worker (CONTRACT.md, Node cluster mode)"
+            ));
+        }
+    }
     let (passed, failed, skipped) = contract::tally(&results);
     let failures = results
         .iter()
@@ -121,12 +132,42 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verific
         skipped: skipped as u32,
         failures,
         measured_unverified: false,
+        notes,
     })
+}
+
+/// Turns failures that consist only of read-back mismatches into passes; returns how many.
+fn tolerate_roundtrips(results: &mut [CaseResult]) -> usize {
+    let mut n = 0;
+    for r in results.iter_mut() {
+        if let Verdict::Failed(m) = &r.verdict
+            && m.iter().all(|x| x.starts_with("round trip:"))
+        {
+            r.verdict = Verdict::Passed;
+            n += 1;
+        }
+    }
+    n
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_pure_round_trip_failures_are_tolerated() {
+        let mut results = vec![
+            CaseResult { name: "a".into(), verdict: Verdict::Failed(vec!["round trip: GET /users/10001: x".into()]) },
+            CaseResult {
+                name: "b".into(),
+                verdict: Verdict::Failed(vec!["status: expected 201, got 400".into(), "round trip: y".into()]),
+            },
+            CaseResult { name: "c".into(), verdict: Verdict::Passed },
+        ];
+        assert_eq!(tolerate_roundtrips(&mut results), 1);
+        assert_eq!(results[0].verdict, Verdict::Passed);
+        assert!(matches!(results[1].verdict, Verdict::Failed(_)));
+    }
 
     #[test]
     fn urls() {

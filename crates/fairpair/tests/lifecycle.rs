@@ -18,6 +18,7 @@ fn ceiling_spec() -> SubjectSpec {
         workers: Some(1),
         get_only: true,
         ready_path: "/health".into(),
+        per_worker_store: false,
     }
 }
 
@@ -48,6 +49,7 @@ fn stopping_kills_the_whole_tree() {
         workers: None,
         get_only: false,
         ready_path: "/".into(),
+        per_worker_store: false,
     };
     let server = subject::start(&spec, &opts()).unwrap();
     let pid = server.pid;
@@ -75,6 +77,7 @@ fn a_subject_that_never_answers_times_out() {
         workers: None,
         get_only: false,
         ready_path: "/".into(),
+        per_worker_store: false,
     };
     let start = std::time::Instant::now();
     let e = subject::start(&spec, &StartOptions { timeout: Duration::from_millis(500), ..opts() })
