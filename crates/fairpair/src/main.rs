@@ -31,6 +31,9 @@ enum Cmd {
     Verify {
         /// The server, e.g. http://127.0.0.1:3000
         url: String,
+        /// Print every case as it runs, with its time, not only the failures.
+        #[arg(long, short)]
+        verbose: bool,
     },
     /// Verify and measure the subjects; write benchmark.json, report.md and the charts.
     Run(Box<RunArgs>),
@@ -69,6 +72,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // An interrupted run stops the servers it started before exiting: they live in process groups of their own.
+    let _ = ctrlc::set_handler(|| {
+        eprintln!("\nfairpair: interrupted; stopping the servers it started");
+        fairpair::subject::stop_all();
+        std::process::exit(130);
+    });
     match execute(cli.command) {
         Ok(code) => code,
         Err(e) => {
@@ -80,7 +89,9 @@ fn main() -> ExitCode {
 
 fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
     match cmd {
-        Cmd::Verify { url } => Ok(if verify::verify_url(&url)? { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
+        Cmd::Verify { url, verbose } => {
+            Ok(if verify::verify_url(&url, verbose)? { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
         Cmd::Run(args) => {
             let plan = Plan::from_args(&args)?;
             let result = bench::run(&plan, std::env::args().collect())?;
@@ -131,6 +142,9 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             s.requests_per_sec.cv.map_or("—".into(), |c| format!("{:.1}", c * 100.0)),
             flags.join(",")
         );
+    }
+    if b.summaries.is_empty() {
+        println!("(no closed-loop run was measured: see the skipped list in the report)");
     }
     for m in &b.memory_summaries {
         println!(

@@ -19,6 +19,25 @@ use nix::unistd::Pid;
 use crate::procstat;
 use crate::tools::{pinned, shell_words};
 
+/// Process groups of the subjects running now, so an interrupted harness can stop them (see [`stop_all`]).
+static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Kills every subject still running: called when the harness itself is interrupted (Ctrl-C, SIGTERM), since the
+/// servers sit in process groups of their own and would not get the terminal's signal.
+pub fn stop_all() {
+    let groups: Vec<i32> = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for pgid in &groups {
+        let _ = killpg(Pid::from_raw(*pgid), Signal::SIGTERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline && groups.iter().any(|g| !procstat::group_members(*g).is_empty()) {
+        thread::sleep(Duration::from_millis(20));
+    }
+    for pgid in &groups {
+        let _ = killpg(Pid::from_raw(*pgid), Signal::SIGKILL);
+    }
+}
+
 /// How to start a subject.
 #[derive(Clone, Debug)]
 pub struct SubjectSpec {
@@ -138,6 +157,7 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
         .spawn()
         .with_context(|| format!("{}: cannot run `{command}`", spec.name))?;
     let pid = child.id() as i32;
+    LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
 
     // Drain both pipes on threads: a server that logs must never block on a full pipe, and the last lines of
     // stderr explain a failed start.
@@ -275,6 +295,12 @@ impl Running {
         let Some(mut child) = self.child.take() else {
             return Ok(());
         };
+        let result = self.terminate_child(&mut child);
+        LIVE.lock().unwrap_or_else(|e| e.into_inner()).retain(|&g| g != self.pid);
+        result
+    }
+
+    fn terminate_child(&self, child: &mut Child) -> Result<()> {
         let pgid = Pid::from_raw(self.pid);
         let _ = killpg(pgid, Signal::SIGTERM);
         let deadline = Instant::now() + Duration::from_secs(5);

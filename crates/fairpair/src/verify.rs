@@ -17,7 +17,45 @@ use crate::usage;
 /// Runs every embedded case against `addr`, a server started with `settings`; cases needing other settings are
 /// reported as skipped, never as passed.
 pub fn run_cases(addr: SocketAddr, settings: &Requires) -> Vec<CaseResult> {
-    contract::cases().iter().map(|case| contract::run_case(addr, case, settings)).collect()
+    run_some(addr, settings, |_| true, &mut |_, _| {})
+}
+
+/// After this many cases in a row without any response, the server is taken as gone: the remaining cases are
+/// failed at once rather than each waiting out its timeout (200 cases × 5 s would be a quarter of an hour).
+const GIVE_UP_AFTER: usize = 5;
+
+/// Runs the cases `select` picks, calling `each` with every result and its duration.
+pub fn run_some(
+    addr: SocketAddr,
+    settings: &Requires,
+    select: impl Fn(&contract::Case) -> bool,
+    each: &mut dyn FnMut(&CaseResult, std::time::Duration),
+) -> Vec<CaseResult> {
+    let mut results = Vec::new();
+    let mut silent = 0;
+    for case in contract::cases().iter().filter(|c| select(c)) {
+        let start = std::time::Instant::now();
+        let result = if silent >= GIVE_UP_AFTER {
+            CaseResult {
+                name: case.name.clone(),
+                verdict: Verdict::Failed(vec![format!(
+                    "not run: the server stopped answering {GIVE_UP_AFTER} cases ago"
+                )]),
+            }
+        } else {
+            contract::run_case(addr, case, settings)
+        };
+        match &result.verdict {
+            Verdict::Failed(m) if m.iter().any(|x| x.starts_with("no usable response") || x.starts_with("not run")) => {
+                silent += 1
+            }
+            Verdict::Skipped(_) => {}
+            _ => silent = 0,
+        }
+        each(&result, start.elapsed());
+        results.push(result);
+    }
+    results
 }
 
 /// Prints each failure with its mismatches, then the `N passed, N failed[, N skipped]` line.
@@ -58,14 +96,24 @@ pub fn parse_url(url: &str) -> Result<SocketAddr> {
         .ok_or_else(|| usage(format!("cannot resolve {hostport:?}")))
 }
 
-/// `fairpair verify URL`: true when every case that could run passed.
-pub fn verify_url(url: &str) -> Result<bool> {
+/// `fairpair verify URL`: true when every case that could run passed. `verbose` prints every case as it runs, with
+/// its time, instead of only the failures at the end.
+pub fn verify_url(url: &str, verbose: bool) -> Result<bool> {
     let addr = parse_url(url)?;
     // One clear line instead of two hundred identical failures when nothing listens there.
     std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(5))
         .map_err(|e| anyhow::anyhow!("cannot connect to {addr}: {e}"))?;
-    let results = run_cases(addr, &Requires::default());
-    print(&results, &mut std::io::stdout())?;
+    let results = if verbose {
+        let results = run_some(addr, &Requires::default(), |_| true, &mut |r, took| {
+            println!("{r} ({} ms)", took.as_millis());
+        });
+        println!("{}", tally_line(&results));
+        results
+    } else {
+        let results = run_cases(addr, &Requires::default());
+        print(&results, &mut std::io::stdout())?;
+        results
+    };
     Ok(contract::tally(&results).1 == 0)
 }
 
@@ -90,11 +138,7 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verific
     if spec.accepts_max_users() {
         let full = Requires { max_users: Some(10_000) };
         let server = subject::start(spec, &StartOptions { max_users: full.max_users, ..opts.clone() })?;
-        let needing: Vec<CaseResult> = contract::cases()
-            .iter()
-            .filter(|c| c.requires == full)
-            .map(|c| contract::run_case(server.addr, c, &full))
-            .collect();
+        let needing = run_some(server.addr, &full, |c| c.requires == full, &mut |_, _| {});
         server.stop()?;
         // Replace the "skipped" verdicts of the first pass by the real ones.
         for r in all {
@@ -167,6 +211,19 @@ mod tests {
         assert_eq!(tolerate_roundtrips(&mut results), 1);
         assert_eq!(results[0].verdict, Verdict::Passed);
         assert!(matches!(results[1].verdict, Verdict::Failed(_)));
+    }
+
+    #[test]
+    fn a_server_that_is_gone_fails_fast() {
+        // Nothing listens on the port of a listener just dropped: every case fails at once, and after
+        // GIVE_UP_AFTER of them the rest are not even tried.
+        let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let results = run_cases(addr, &Requires::default());
+        assert_eq!(results.len(), contract::cases().len());
+        let not_run =
+            results.iter().filter(|r| matches!(&r.verdict, Verdict::Failed(m) if m[0].starts_with("not run"))).count();
+        let skipped = contract::tally(&results).2;
+        assert_eq!(not_run + GIVE_UP_AFTER + skipped, results.len());
     }
 
     #[test]

@@ -87,3 +87,34 @@ fn a_subject_that_never_answers_times_out() {
     assert!(e.contains("no 200"), "{e}");
     assert!(start.elapsed() < Duration::from_secs(10));
 }
+
+#[test]
+fn an_interrupted_run_stops_its_servers() {
+    common::require_wrk();
+    common::sibling_binary("ceiling");
+    let out = common::temp_dir("interrupted");
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .args(["run", "--subjects", "ceiling", "--scenarios", "get", "--connections", "2", "--duration", "30"])
+        .args(["--warmup", "0", "--repeats", "1", "--memory-repeats", "0", "--idle-wait", "0", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let harness = run.id() as i32;
+    // Wait for the server the harness started (its child, in a process group of its own).
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let server = loop {
+        if let Some(p) = procstat::all_processes().into_iter().find(|p| p.ppid == harness && p.comm == "ceiling") {
+            break p.pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "the harness never started the ceiling");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(procstat::read_stat(server).unwrap().pgrp, server, "the server leads its own group");
+    std::thread::sleep(Duration::from_millis(300));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(harness), nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = run.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(procstat::group_members(server).is_empty(), "the server outlived the harness");
+}
