@@ -34,14 +34,8 @@ struct Ctx<'a> {
     scripts: BTreeMap<String, std::path::PathBuf>,
 }
 
-pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
-    let tool = tools::by_name(&plan.tool).expect("checked by the plan");
-    tools::require(tool.as_ref())?;
-    if plan.pinned && !tools::installed("taskset") {
-        return Err(crate::usage("taskset (util-linux) not found: install util-linux, or pass --no-pin"));
-    }
-    std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
-
+/// Prints what the plan will do and how long it should take (on stderr, before anything runs).
+pub fn announce(plan: &Plan) {
     let (v, l, o, m) = plan.estimate();
     eprintln!(
         "fairpair: {} subjects, {} load runs ({} s + {} s warm-up each), {} open-loop runs, {} memory runs",
@@ -70,6 +64,16 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     for s in &plan.skipped {
         eprintln!("fairpair: skipped: {s}");
     }
+}
+
+pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
+    let tool = tools::by_name(&plan.tool).expect("checked by the plan");
+    tools::require(tool.as_ref())?;
+    if plan.pinned && !tools::installed("taskset") {
+        return Err(crate::usage("taskset (util-linux) not found: install util-linux, or pass --no-pin"));
+    }
+    std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
+    announce(plan);
 
     let mut versions = BTreeMap::new();
     for name in ["wrk", "oha", "autocannon"] {

@@ -94,6 +94,20 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
         Cmd::Run(args) => {
             let plan = Plan::from_args(&args)?;
+            if args.dry_run {
+                bench::announce(&plan);
+                for cell in &plan.cells {
+                    let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
+                    eprintln!(
+                        "fairpair: cell {} at {} connections: {} × {}",
+                        plan.scenarios[cell.scenario].name,
+                        cell.connections,
+                        names.join(" "),
+                        plan.repeats
+                    );
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             let result = bench::run(&plan, std::env::args().collect())?;
             let path = plan.out.join("benchmark.json");
             let json = serde_json::to_string_pretty(&result)?;

@@ -109,6 +109,9 @@ pub struct RunArgs {
     /// The machine counts as idle when other processes use less than this percentage of all its CPUs.
     #[arg(long, default_value_t = 10.0)]
     pub idle_threshold: f64,
+    /// Print the plan and its time estimate, and exit without running anything.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// A request pattern to load.
