@@ -56,6 +56,14 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         e.date, b.generator, e.hostname, b.schema_version
     );
 
+    if s.quick {
+        let _ = writeln!(
+            md,
+            "> **A `--quick` smoke run**: one short run per cell, so there is no measure of noise. Check the \
+             pipeline with it; do not quote its figures.\n"
+        );
+    }
+
     // Environment.
     let _ = writeln!(md, "## Environment\n\n| | |\n|---|---|");
     let _ =
@@ -73,9 +81,14 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     let _ = writeln!(md, "\n## Method\n");
     let _ = writeln!(
         md,
-        "- Closed loop: `{}` with {} thread(s); {} s warm-up (discarded, a separate run of the tool), then {} s \
+        "- Closed loop: `{}` ({}) with {} thread(s); {} s warm-up (discarded, a separate run of the tool), then {} s \
          measured; {} repeat(s) per cell; a fresh server process for every run; subjects alternated run by run.",
-        s.tool, s.loader_threads, s.warmup_s, s.duration_s, s.repeats
+        s.tool,
+        e.tools.get(&s.tool).map_or("version unknown", String::as_str),
+        s.loader_threads,
+        s.warmup_s,
+        s.duration_s,
+        s.repeats
     );
     if s.pinned {
         let _ = writeln!(
@@ -172,13 +185,12 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
             for name in &subjects {
                 let cell = find(&b.summaries, name, scenario, *conns)
                     .map(|s| {
-                        format!(
-                            "{} [{}–{}]{}",
-                            thousands(s.requests_per_sec.median),
-                            thousands(s.requests_per_sec.min),
-                            thousands(s.requests_per_sec.max),
-                            cv(&s.requests_per_sec)
-                        )
+                        let r = &s.requests_per_sec;
+                        if r.n > 1 {
+                            format!("{} [{}–{}]{}", thousands(r.median), thousands(r.min), thousands(r.max), cv(r))
+                        } else {
+                            thousands(r.median)
+                        }
                     })
                     .unwrap_or_else(|| "—".into());
                 let _ = write!(md, " {cell} |");
