@@ -500,6 +500,63 @@ pub fn parse_scenario(text: &str) -> Result<Scenario> {
 mod tests {
     use super::*;
 
+    #[derive(clap::Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+
+    /// A plan from command-line words, with stand-in binaries (any existing file will do: nothing is run).
+    fn plan(words: &[&str]) -> Result<Plan> {
+        use clap::Parser;
+        let exe = std::env::current_exe().unwrap().display().to_string();
+        let mut argv = vec!["fairpair", "--users-server", &exe, "--ceiling", &exe, "--node-server", &exe];
+        argv.extend(words);
+        Plan::from_args(&Wrapper::try_parse_from(argv).unwrap().args)
+    }
+
+    #[test]
+    fn the_default_plan_on_two_pinned_cpus() {
+        let p = plan(&["--server-cpus", "0", "--loader-cpus", "1"]).unwrap();
+        let names: Vec<&str> = p.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["rust", "node", "ceiling"]);
+        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
+        // get × {50, 300} × 3 subjects + post × {50, 300} × 2 subjects, 3 repeats each.
+        assert_eq!(p.cells.len(), 4);
+        assert_eq!(p.load_runs(), (3 + 3 + 2 + 2) * 3);
+        assert_eq!((p.duration_s, p.warmup_s, p.repeats), (15, 5, 3));
+        assert_eq!(p.post_max_users, 10_000 + 50_000 * 20 * 3 / 2);
+        assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
+    }
+
+    #[test]
+    fn quick_is_short() {
+        let p = plan(&["--quick", "--server-cpus", "0", "--loader-cpus", "1"]).unwrap();
+        assert_eq!((p.duration_s, p.warmup_s, p.repeats, p.memory_repeats), (2, 1, 1, 1));
+        assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
+        // Explicit values win over --quick.
+        assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().duration_s, 7);
+    }
+
+    #[test]
+    fn multi_worker_subjects_get_one_worker_per_server_cpu() {
+        if procstat::allowed_cpus().len() < 2 {
+            return; // Needs two allowed CPUs to give the server side two.
+        }
+        let p = plan(&["--no-pin"]).unwrap();
+        let multi = p.subjects.iter().find(|s| s.name == "rust-multi").expect("included with 2 server CPUs");
+        assert_eq!(multi.workers, Some(procstat::allowed_cpus().len() as u32));
+        let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap();
+        assert!(cluster.per_worker_store);
+    }
+
+    #[test]
+    fn the_ceiling_is_not_loaded_with_posts() {
+        let p = plan(&["--subjects", "ceiling,rust", "--scenarios", "post", "--server-cpus", "0"]).unwrap();
+        assert!(p.cells.iter().all(|c| c.subjects.iter().all(|&i| p.subjects[i].name == "rust")));
+        assert!(p.skipped.iter().any(|s| s.starts_with("ceiling on post")));
+    }
+
     #[test]
     fn custom_scenarios() {
         let s = parse_scenario("health=GET:/health").unwrap();
