@@ -21,7 +21,7 @@ mod cases;
 mod wire;
 
 pub use cases::{AnyOf, Case, Expect, HeaderExpect, Match, Request, Requires, Wire, cases, parse};
-pub use wire::{Outcome, Response, send};
+pub use wire::{Connection, Outcome, Response, send};
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -36,6 +36,8 @@ pub const CASE_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct CaseResult {
     pub name: String,
     pub verdict: Verdict,
+    /// What the server answered (`None` when the case was skipped or no usable response came).
+    pub outcome: Option<Outcome>,
 }
 
 /// Whether a case passed, failed (with every mismatch found) or could not be run against this server.
@@ -86,18 +88,24 @@ pub fn run_case(addr: SocketAddr, case: &Case, server: &Requires) -> CaseResult 
             Some(n) => format!("needs a server started with --max-users {n}"),
             None => "needs a server with room in its store".to_owned(),
         };
-        return CaseResult { name, verdict: Verdict::Skipped(why) };
+        return CaseResult { name, verdict: Verdict::Skipped(why), outcome: None };
     }
     let outcome = match send(addr, &case.request_bytes(), CASE_TIMEOUT, case.expect.closes) {
         Ok(outcome) => outcome,
-        Err(e) => return CaseResult { name, verdict: Verdict::Failed(vec![format!("no usable response: {e}")]) },
+        Err(e) => {
+            return CaseResult {
+                name,
+                verdict: Verdict::Failed(vec![format!("no usable response: {e}")]),
+                outcome: None,
+            };
+        }
     };
     let mut mismatches = check(case, &outcome);
     if mismatches.is_empty() && case.roundtrip {
         mismatches.extend(roundtrip(addr, &outcome));
     }
     let verdict = if mismatches.is_empty() { Verdict::Passed } else { Verdict::Failed(mismatches) };
-    CaseResult { name, verdict }
+    CaseResult { name, verdict, outcome: Some(outcome) }
 }
 
 /// Reads back the user a 201 created, and requires the very same bytes (strings are stored exactly as sent).
@@ -219,15 +227,15 @@ pub fn check(case: &Case, outcome: &Outcome) -> Vec<String> {
 /// The differences between two servers' answers to one case, as the contract defines "identical": same status,
 /// `Content-Type`, body bytes, `Content-Length`, `Location` and `Allow`. Only `exact` cases must be identical; for
 /// the others, the status class must agree unless the case is `tolerated`.
-pub fn differences(case: &Case, a: &Outcome, b: &Outcome) -> Vec<String> {
+pub fn differences(matching: Match, a: &Outcome, b: &Outcome) -> Vec<String> {
     let (ra, rb) = match (a, b) {
         (Outcome::Closed, Outcome::Closed) => return Vec::new(),
         (Outcome::Response { response: ra, .. }, Outcome::Response { response: rb, .. }) => (ra, rb),
-        _ if case.matching == Match::Tolerated => return Vec::new(),
+        _ if matching == Match::Tolerated => return Vec::new(),
         _ => return vec![format!("one closed without a response, the other answered: {a} vs {b}")],
     };
     let mut out = Vec::new();
-    match case.matching {
+    match matching {
         Match::Tolerated => {}
         Match::StatusClass => {
             if ra.status / 100 != rb.status / 100 {

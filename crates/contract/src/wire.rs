@@ -52,27 +52,19 @@ const CLOSE_WAIT: Duration = Duration::from_secs(2);
 /// A server may answer before it has read everything (a 413, say) and close; a failed write is therefore not an
 /// error by itself: what the server sent back is still read.
 pub fn send(addr: SocketAddr, bytes: &[u8], timeout: Duration, probe_close: bool) -> io::Result<Outcome> {
-    let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
-    stream.set_nodelay(true)?;
-    stream.set_write_timeout(Some(timeout))?;
-    let write_failed = stream.write_all(bytes).is_err();
-    let head_request = bytes.starts_with(b"HEAD ");
-    let deadline = Instant::now() + timeout;
-    let mut reader = Reader { stream, buf: Vec::new(), pos: 0, deadline };
-    let response = loop {
-        match reader.response(head_request) {
-            Ok(Some(r)) if (100..200).contains(&r.status) => continue,
-            Ok(Some(r)) => break r,
-            Ok(None) => return Ok(Outcome::Closed),
-            Err(e) if is_reset(&e) && reader.buf.len() == reader.pos => return Ok(Outcome::Closed),
-            Err(e) if write_failed && e.kind() == ErrorKind::TimedOut => {
-                return Err(io::Error::new(e.kind(), "the server stopped reading the request and sent nothing"));
-            }
-            Err(e) => return Err(e),
+    let mut conn = Connection::open(addr, timeout)?;
+    let write_failed = conn.write(bytes).is_err();
+    let response = match conn.response(bytes.starts_with(b"HEAD "), timeout) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(Outcome::Closed),
+        Err(e) if is_reset(&e) && conn.buffered() == 0 => return Ok(Outcome::Closed),
+        Err(e) if write_failed && e.kind() == ErrorKind::TimedOut => {
+            return Err(io::Error::new(e.kind(), "the server stopped reading the request and sent nothing"));
         }
+        Err(e) => return Err(e),
     };
-    let closed = if probe_close { Some(reader.closes_within(CLOSE_WAIT)) } else { None };
-    let _ = reader.stream.shutdown(Shutdown::Both);
+    let closed = if probe_close { Some(conn.closes_within(CLOSE_WAIT)) } else { None };
+    conn.shutdown();
     Ok(Outcome::Response { response, closed })
 }
 
@@ -80,14 +72,67 @@ fn is_reset(e: &io::Error) -> bool {
     matches!(e.kind(), ErrorKind::ConnectionReset | ErrorKind::ConnectionAborted | ErrorKind::BrokenPipe)
 }
 
-struct Reader {
+/// One client connection, for tests that need more than one request on it (keep-alive, pipelining) or that write
+/// slowly: write bytes whenever you like, read responses one at a time.
+pub struct Connection {
     stream: TcpStream,
     buf: Vec<u8>,
     pos: usize,
     deadline: Instant,
 }
 
-impl Reader {
+impl Connection {
+    /// Connects with TCP_NODELAY, so that each write leaves at once (slow-client tests depend on it).
+    pub fn open(addr: SocketAddr, timeout: Duration) -> io::Result<Connection> {
+        let stream = TcpStream::connect_timeout(&addr, timeout)?;
+        stream.set_nodelay(true)?;
+        stream.set_write_timeout(Some(timeout))?;
+        Ok(Connection { stream, buf: Vec::new(), pos: 0, deadline: Instant::now() + timeout })
+    }
+
+    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.write_all(bytes)
+    }
+
+    /// Reads the next final response (1xx interim responses are skipped); `Ok(None)` when the connection ends
+    /// before any byte of it. Say whether the request was a HEAD: its response has no body.
+    pub fn response(&mut self, head_request: bool, timeout: Duration) -> io::Result<Option<Response>> {
+        self.deadline = Instant::now() + timeout;
+        loop {
+            match self.read_response(head_request)? {
+                Some(r) if (100..200).contains(&r.status) => continue,
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// Whether the server closes the connection within `wait`; bytes that arrive meanwhile are kept.
+    pub fn closes_within(&mut self, wait: Duration) -> bool {
+        self.deadline = Instant::now() + wait;
+        loop {
+            match self.fill() {
+                Ok(false) => return true,
+                Ok(true) => continue, // Extra bytes (a second response to pipelined requests): keep waiting.
+                Err(e) => return is_reset(&e),
+            }
+        }
+    }
+
+    /// Bytes received but not yet read as a response.
+    pub fn buffered(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Closes both directions.
+    pub fn shutdown(&self) {
+        let _ = self.stream.shutdown(Shutdown::Both);
+    }
+
+    /// The socket itself, for tests that need a socket option.
+    pub fn stream(&self) -> &TcpStream {
+        &self.stream
+    }
+
     /// Reads more bytes into the buffer; `Ok(false)` at the end of the stream.
     fn fill(&mut self) -> io::Result<bool> {
         let left = self.deadline.saturating_duration_since(Instant::now());
@@ -141,7 +186,7 @@ impl Reader {
     }
 
     /// Reads one response; `Ok(None)` when the connection ends before any byte of it.
-    fn response(&mut self, head_request: bool) -> io::Result<Option<Response>> {
+    fn read_response(&mut self, head_request: bool) -> io::Result<Option<Response>> {
         let Some(status_line) = self.line()? else { return Ok(None) };
         let status = parse_status_line(&status_line)?;
         let mut headers = Vec::new();
@@ -187,18 +232,6 @@ impl Reader {
             }
             body.extend(self.exact(size)?);
             self.exact(2)?;
-        }
-    }
-
-    /// Whether the server closes the connection within `wait` (after a complete response).
-    fn closes_within(&mut self, wait: Duration) -> bool {
-        self.deadline = Instant::now() + wait;
-        loop {
-            match self.fill() {
-                Ok(false) => return true,
-                Ok(true) => continue, // Extra bytes (a second response to pipelined requests): keep waiting.
-                Err(e) => return is_reset(&e),
-            }
         }
     }
 }

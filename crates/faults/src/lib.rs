@@ -1,0 +1,277 @@
+//! Faults, hostile input and load: the suite that proves both fairpair servers survive and agree.
+//!
+//! The tests live in `tests/` and run with `cargo test -p faults` (and so in `scripts/test`). Each starts the real
+//! servers — `users-server` (Rust) and `servers-node/server.js` (Node), and the Node `cluster` where it matters — as
+//! child processes on free ports, sends them identical bytes, and requires that both answer as the contract says and
+//! as each other:
+//!
+//! - `differential.rs`: every case of `contract/cases.json`, every method on every route, pipelining, bodies
+//!   shorter and longer than declared, both servers compared byte for byte;
+//! - `properties.rs`: random JSON bodies and paths (proptest), both servers agreeing, POST → GET round trips;
+//! - `slow_clients.rs`: dribbled heads and bodies, silent sockets, idle keep-alive, all cut in time while a
+//!   normal client keeps being served;
+//! - `shutdown.rs`: SIGTERM under load, a client reset mid-body, the capacity limit.
+//!
+//! This file holds what they share: starting and stopping a server ([`Server`]), and reading its memory.
+//! Slow parts that need minutes (the soak, slowhttptest with the real 10 s limits, schemathesis) are scripts in
+//! `scripts/`, not tests.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+pub use contract;
+
+/// Which server to start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Rust,
+    Node,
+    /// The Node `cluster` primary with this many workers.
+    NodeCluster(u32),
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Rust => "rust",
+            Kind::Node => "node",
+            Kind::NodeCluster(_) => "node-cluster",
+        }
+    }
+}
+
+/// The time limits a test server runs with. The contract's are 10 s each; tests lower them so that a test which
+/// waits for a cut-off finishes in seconds. Both servers take the same test-only flags for them.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub header: Duration,
+    pub body: Duration,
+    pub shutdown: Duration,
+}
+
+impl Limits {
+    /// Short limits for the tests that wait for them.
+    pub const SHORT: Limits =
+        Limits { header: Duration::from_secs(1), body: Duration::from_secs(1), shutdown: Duration::from_secs(3) };
+    /// The contract's own limits.
+    pub const CONTRACT: Limits =
+        Limits { header: Duration::from_secs(10), body: Duration::from_secs(10), shutdown: Duration::from_secs(10) };
+}
+
+/// A server running as a child process; killed (with all its processes) when dropped.
+pub struct Server {
+    pub kind: Kind,
+    pub addr: SocketAddr,
+    pub limits: Limits,
+    child: Child,
+    stopped: bool,
+}
+
+/// The repository root (two levels above this crate).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the repository root exists")
+}
+
+/// The `users-server` binary of this build profile, built first if `cargo test` has not built it already.
+fn rust_binary() -> PathBuf {
+    // Test binaries live in target/<profile>/deps; the server binary one level up.
+    let exe = std::env::current_exe().expect("the test binary has a path");
+    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps");
+    let bin = profile_dir.join("users-server");
+    if !bin.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let status = Command::new(cargo)
+            .args(["build", "-p", "users-server", "--bin", "users-server"])
+            .current_dir(repo_root())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building users-server failed");
+    }
+    bin
+}
+
+impl Server {
+    /// Starts a server on a free port with the contract's default settings and the given time limits, plus any
+    /// extra flags (`--max-users 10000`, say), and waits for its start-up line.
+    pub fn start(kind: Kind, limits: Limits, extra: &[&str]) -> Server {
+        let mut command = match kind {
+            Kind::Rust => Command::new(rust_binary()),
+            Kind::Node | Kind::NodeCluster(_) => {
+                let mut c = Command::new("node");
+                c.arg(repo_root().join("servers-node/server.js"));
+                c
+            }
+        };
+        let workers = match kind {
+            Kind::NodeCluster(n) => n,
+            Kind::Rust => 2,
+            Kind::Node => 1,
+        };
+        command
+            .args(["--host", "127.0.0.1", "--port", "0", "--workers", &workers.to_string()])
+            .args(["--header-timeout-ms", &limits.header.as_millis().to_string()])
+            .args(["--body-timeout-ms", &limits.body.as_millis().to_string()])
+            .args(["--shutdown-timeout-ms", &limits.shutdown.as_millis().to_string()])
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        // A process group of its own, so that a cluster's workers die with it when a test ends early.
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let mut child = command.spawn().unwrap_or_else(|e| panic!("starting the {} server: {e}", kind.name()));
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let addr = wait_for_listening_line(stdout, Duration::from_secs(20))
+            .unwrap_or_else(|e| panic!("the {} server did not start: {e}", kind.name()));
+        Server { kind, addr, limits, child, stopped: false }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends a signal by name (`TERM`, `INT`, `KILL`) to the server's main process.
+    pub fn signal(&self, name: &str) {
+        // The `kill` command rather than libc: this workspace forbids `unsafe`.
+        let status = Command::new("kill").arg(format!("-{name}")).arg(self.pid().to_string()).status();
+        assert!(status.is_ok_and(|s| s.success()), "kill -{name} {} failed", self.pid());
+    }
+
+    /// Sends SIGTERM and waits up to `within` for the process to exit; returns its status and how long it took.
+    pub fn terminate(&mut self, within: Duration) -> Option<(ExitStatus, Duration)> {
+        self.signal("TERM");
+        self.wait_exit(within)
+    }
+
+    /// Waits up to `within` for the process to exit; returns its status and how long the wait took.
+    pub fn wait_exit(&mut self, within: Duration) -> Option<(ExitStatus, Duration)> {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waiting for the server") {
+                self.stopped = true;
+                return Some((status, start.elapsed()));
+            }
+            if start.elapsed() >= within {
+                return None;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Resident memory in KiB, summed over the server's process and its children (the cluster's workers).
+    pub fn rss_kib(&self) -> u64 {
+        process_tree(self.pid()).iter().filter_map(|pid| status_field(*pid, "VmRSS:")).sum()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if !self.stopped {
+            // The whole process group: a cluster primary's workers included.
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.pid())]).status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn wait_for_listening_line(stdout: std::process::ChildStdout, within: Duration) -> Result<SocketAddr, String> {
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        let first = lines.next();
+        let _ = tx.send(first);
+        // Keep draining stdout, so that a server which prints more never blocks on a full pipe.
+        for _ in lines {}
+    });
+    let line = match rx.recv_timeout(within) {
+        Ok(Some(Ok(line))) => line,
+        Ok(_) => return Err("it exited without printing its start-up line".to_owned()),
+        Err(_) => return Err(format!("no start-up line within {within:?}")),
+    };
+    // "listening on http://127.0.0.1:PORT (10000 users, N workers)"
+    let rest = line.strip_prefix("listening on http://").ok_or_else(|| format!("unexpected start-up line {line:?}"))?;
+    let host_port = rest.split(' ').next().unwrap_or("");
+    host_port.parse().map_err(|_| format!("unexpected start-up line {line:?}"))
+}
+
+/// A process and all its descendants, found by scanning `/proc/*/stat` for parent pids (these kernels have no
+/// `/proc/PID/task/*/children` file).
+pub fn process_tree(root: u32) -> Vec<u32> {
+    let mut parents = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            // The command name is in parentheses and may hold spaces: the fields that follow come after the last ')'.
+            let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
+            let ppid = after.split_whitespace().nth(1).and_then(|s| s.parse::<u32>().ok());
+            if let Some(ppid) = ppid {
+                parents.push((pid, ppid));
+            }
+        }
+    }
+    let mut tree = vec![root];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        tree.extend(parents.iter().filter(|(_, pp)| *pp == parent).map(|(p, _)| *p));
+        i += 1;
+    }
+    tree
+}
+
+/// A `kB` field of `/proc/PID/status`, such as `VmRSS:` or `VmHWM:`.
+pub fn status_field(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// One request on a new connection: the answer, or a panic naming what went wrong (tests only).
+pub fn exchange(addr: SocketAddr, bytes: &[u8]) -> contract::Outcome {
+    contract::send(addr, bytes, Duration::from_secs(5), false)
+        .unwrap_or_else(|e| panic!("no usable response from {addr}: {e}"))
+}
+
+/// A POST /users of `body` (a JSON text), as raw bytes.
+pub fn post_bytes(body: &str) -> Vec<u8> {
+    format!(
+        "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// A GET of `target`, as raw bytes.
+pub fn get_bytes(target: &str) -> Vec<u8> {
+    format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").into_bytes()
+}
+
+/// The status of an outcome, 0 for a connection closed without a response (for compact assertions).
+pub fn status(outcome: &contract::Outcome) -> u16 {
+    match outcome {
+        contract::Outcome::Response { response, .. } => response.status,
+        contract::Outcome::Closed => 0,
+    }
+}
+
+/// The body of an outcome as text (empty for a closed connection).
+pub fn body(outcome: &contract::Outcome) -> String {
+    match outcome {
+        contract::Outcome::Response { response, .. } => String::from_utf8_lossy(&response.body).into_owned(),
+        contract::Outcome::Closed => String::new(),
+    }
+}
+
+/// The id in a created user's body (`{"id":N,…}`).
+pub fn created_id(outcome: &contract::Outcome) -> u64 {
+    let text = body(outcome);
+    text.strip_prefix("{\"id\":")
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("not a created user: {text}"))
+}

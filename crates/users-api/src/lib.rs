@@ -1,0 +1,47 @@
+//! # users-api — the Rust side of fairpair
+//!
+//! A small in-memory JSON API of users, written to the contract in `contract/CONTRACT.md` so that it answers
+//! byte for byte like its Node twin (`servers-node/`). Everything worth reading lives in this library; the
+//! `users-server` binary only parses flags, sets up logging and signals, and calls [`serve`].
+//!
+//! Run it with `cargo run --release -p users-server`, then `curl localhost:3000/users/500`.
+//!
+//! | request | answer |
+//! |---|---|
+//! | `GET /users/{id}` | 200 the user, or 404 `not found` (`{id}` must be canonical decimal) |
+//! | `POST /users` | 201 the new user with `Location`, or 415 / 413 / 400 / 507 |
+//! | `GET /health` | 200 `{"status":"ok"}` |
+//! | `GET /` | 200 `Hello, World!` as text |
+//! | `HEAD` on any GET route | as the GET, without a body |
+//! | another method on a known path | 405 with `Allow` |
+//! | anything else | 404 `not found` |
+//!
+//! Every error is `{"error":"<message>"}` with `Content-Type: application/json`.
+//!
+//! ## Layout
+//!
+//! Read in this order:
+//!
+//! - [`store`]: the users, in a sharded `DashMap`; why no lock is ever held across an `.await`.
+//! - [`user`]: the `User`, and `NewUser::parse`, which applies the validation rules in the contract's order.
+//! - [`json`]: a scanner that accepts exactly what JavaScript's `JSON.parse` accepts (any nesting depth, any number,
+//!   lone surrogates in keys and values that are ignored), which serde_json does not.
+//! - [`error`]: every error answer, its status and its exact message.
+//! - [`body`]: reading a request body within the size limit (413) and the time limit (408).
+//! - [`routes`]: the routes, on the raw request path; `app(state)` returns the `Router`, which tests call directly.
+//! - [`server`]: the accept loop on hyper's HTTP/1 connection: head timeout, head size limit, `TCP_NODELAY`,
+//!   missing `Host`, a panic turned into a 500, graceful shutdown.
+
+pub mod body;
+pub mod error;
+pub mod json;
+pub mod routes;
+pub mod server;
+pub mod store;
+pub mod user;
+
+pub use error::ApiError;
+pub use routes::{AppState, app};
+pub use server::{Config, MAX_HEAD_BYTES, run, serve};
+pub use store::{SEED_USERS, Store};
+pub use user::{NewUser, User};

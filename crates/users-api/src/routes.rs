@@ -1,0 +1,220 @@
+//! The routes: which request gets which answer.
+//!
+//! Routing uses axum's router, which matches on the raw path of the request target (`uri.path()`): no
+//! percent-decoding, no dot-segment removal, and for an absolute-form target (`GET http://host/users/7`) hyper has
+//! already split off the scheme and authority. The query is not part of the path, so it is ignored.
+//!
+//! Two axum conveniences are deliberately not used, because their error answers are not the contract's: the `Path`
+//! extractor (it percent-decodes, and rejects with a plain-text 400) and the `Json` extractor (its rejections are
+//! plain text, and serde_json is not `JSON.parse`; see `json.rs`). The id is read from the raw path instead, and the
+//! body is read and parsed by hand.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Serialize;
+use tokio::time::Instant;
+
+use crate::body;
+use crate::error::ApiError;
+use crate::store::{Store, StoreFull};
+use crate::user::NewUser;
+
+/// What every handler can reach: the store and the body time limit.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    store: Arc<Store>,
+    body_timeout: Duration,
+}
+
+impl AppState {
+    /// State around `store`, with `body_timeout` as the time a request body may take after its head.
+    pub fn new(store: Store, body_timeout: Duration) -> AppState {
+        AppState { store: Arc::new(store), body_timeout }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+}
+
+/// The whole API as an axum `Router`, ready to serve or to call directly in tests (`app(state).oneshot(request)`).
+///
+/// A handler that panics is turned into a 500 by the server (see `server.rs`), not here: a tower layer around every
+/// route would box each response body once more, on every request, for a case that should never happen.
+pub fn app(state: AppState) -> Router {
+    routes().with_state(state)
+}
+
+/// The route table. Each known path answers its own 405 for other methods, because the contract's 405 has a JSON
+/// body and an `Allow` header written `GET, HEAD` (axum's own has no body). A `get` route answers `HEAD` too: axum
+/// runs the GET handler, keeps its `Content-Length` and drops the body.
+pub(crate) fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/", get(hello).fallback(allow_get))
+        .route("/health", get(health).fallback(allow_get))
+        .route("/users", post(create_user).fallback(allow_post))
+        // `{id}` matches exactly one non-empty segment, whatever its bytes: `/users/abc` is a known path (so
+        // `DELETE /users/abc` is 405), and `get_user` decides whether the id is one.
+        .route("/users/{id}", get(get_user).fallback(allow_get))
+        .fallback(not_found)
+}
+
+/// `GET /`: the hello-world baseline of the classic framework comparisons.
+async fn hello() -> Response {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"))], "Hello, World!").into_response()
+}
+
+/// `GET /health`: `{"status":"ok"}`.
+async fn health() -> Response {
+    #[derive(Serialize)]
+    struct Health {
+        status: &'static str,
+    }
+    json_response(StatusCode::OK, &Health { status: "ok" })
+}
+
+/// `GET /users/{id}`: the user, if `{id}` is the canonical decimal form of an existing user's id.
+async fn get_user(State(state): State<AppState>, uri: Uri) -> Result<Response, ApiError> {
+    let segment = uri.path().strip_prefix("/users/").unwrap_or_default();
+    let id = parse_id(segment).ok_or(ApiError::NotFound)?;
+    // The user is serialised while its shard is read-locked; nothing is awaited meanwhile (see `store.rs`).
+    state.store.read(id, |user| json_response(StatusCode::OK, user)).ok_or(ApiError::NotFound)
+}
+
+/// `POST /users`: checks the contract's rules in order, stores the user and answers 201 with its `Location`.
+async fn create_user(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
+    // The body's time limit runs from the end of the head, which is (within microseconds) when this handler starts.
+    let deadline = Instant::now() + state.body_timeout;
+    let (parts, body) = request.into_parts();
+    // Rule 1.
+    if !is_json(&parts.headers) {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    // Rule 2.
+    let bytes = body::read_limited(body, deadline).await?;
+    // Rules 3 to 6.
+    let new_user = NewUser::parse(&bytes)?;
+    // Rule 7.
+    let (id, mut response) = state
+        .store
+        .insert(new_user, |user| (user.id, json_response(StatusCode::CREATED, user)))
+        .map_err(|StoreFull| ApiError::StoreFull)?;
+    let location = HeaderValue::try_from(format!("/users/{id}")).map_err(|_| ApiError::Internal)?;
+    response.headers_mut().insert(header::LOCATION, location);
+    Ok(response)
+}
+
+/// Any path that is not a route.
+async fn not_found() -> ApiError {
+    ApiError::NotFound
+}
+
+/// Another method on a GET route.
+async fn allow_get() -> ApiError {
+    ApiError::MethodNotAllowed { allow: "GET, HEAD" }
+}
+
+/// Another method on `/users`.
+async fn allow_post() -> ApiError {
+    ApiError::MethodNotAllowed { allow: "POST" }
+}
+
+/// A JSON response, serialised now, for this request: nothing is cached or pre-serialised (a rule of the project, so
+/// both servers do the same work). `Content-Length` follows from the body, which has an exact size.
+pub(crate) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(json) => {
+            (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], json).into_response()
+        }
+        // Serialising plain structs of strings and numbers cannot fail; if it ever did, say so without recursing.
+        Err(error) => {
+            tracing::error!(%error, "serialising a response failed");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+/// The id in `/users/{id}`: only the canonical decimal form `^[1-9][0-9]*$` counts, so `0500`, `+500`, `5e2` and
+/// `%35%30%30` are all not found, like an id too large for a `u64`.
+fn parse_id(segment: &str) -> Option<u64> {
+    let canonical =
+        segment.starts_with(|c: char| matches!(c, '1'..='9')) && segment.bytes().all(|b| b.is_ascii_digit());
+    if canonical { segment.parse().ok() } else { None }
+}
+
+/// Rule 1: the media type (before any `;`), with spaces and tabs trimmed, is `application/json` in any case. Only
+/// spaces and tabs are trimmed: a no-break space is not, so `application/json\u{a0}` is refused, as in Node.
+fn is_json(headers: &HeaderMap) -> bool {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return false;
+    };
+    let media_type = value.as_bytes().split(|&b| b == b';').next().unwrap_or_default();
+    trim_spaces_and_tabs(media_type).eq_ignore_ascii_case(b"application/json")
+}
+
+fn trim_spaces_and_tabs(bytes: &[u8]) -> &[u8] {
+    let is_blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = bytes.iter().position(|b| !is_blank(b)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|b| !is_blank(b)).map_or(start, |last| last + 1);
+    &bytes[start..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_canonical_decimal_ids_count() {
+        let cases: &[(&str, Option<u64>)] = &[
+            ("1", Some(1)),
+            ("500", Some(500)),
+            ("18446744073709551615", Some(u64::MAX)),
+            ("18446744073709551616", None),
+            ("0", None),
+            ("0500", None),
+            ("+500", None),
+            ("-1", None),
+            ("5e2", None),
+            ("5.0", None),
+            ("0x1f4", None),
+            ("%35%30%30", None),
+            (" 500", None),
+            ("500 ", None),
+            ("５", None),
+            ("", None),
+        ];
+        for (segment, expected) in cases {
+            assert_eq!(parse_id(segment), *expected, "case {segment:?}");
+        }
+    }
+
+    #[test]
+    fn content_type_rule() {
+        let cases: &[(&str, &[u8], bool)] = &[
+            ("exact", b"application/json", true),
+            ("parameters", b"application/json; charset=utf-8", true),
+            ("case-insensitive", b"Application/JSON", true),
+            ("spaces and tabs trimmed", b" \tapplication/json \t;x", true),
+            ("empty parameters", b"application/json;", true),
+            ("other type", b"text/plain", false),
+            ("suffix", b"application/jsonx", false),
+            ("structured suffix", b"application/merge-patch+json", false),
+            ("list", b"application/json, text/plain", false),
+            ("no-break space not trimmed", b"application/json\xc2\xa0", false),
+            ("empty", b"", false),
+        ];
+        for (case, value, expected) in cases {
+            let mut headers = HeaderMap::new();
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_bytes(value).unwrap());
+            assert_eq!(is_json(&headers), *expected, "case {case:?}");
+        }
+        assert!(!is_json(&HeaderMap::new()), "no Content-Type at all");
+    }
+}

@@ -1,0 +1,185 @@
+//! # users-server — the Rust server of fairpair
+//!
+//! Serves the users API of `users-api` (see that crate for the routes and how they work). This file only turns flags
+//! and environment variables into a configuration, sets up logging, builds the tokio runtime, binds, prints the
+//! start-up line and waits for SIGTERM or SIGINT.
+//!
+//! Run with `cargo run --release -p users-server -- --workers 1`, then `curl localhost:3000/users/500`.
+//!
+//! | flag | env | default | meaning |
+//! |---|---|---|---|
+//! | `--host` | `HOST` | `127.0.0.1` | address to bind |
+//! | `--port` | `PORT` | `3000` | port to bind (`0`: any free port, printed in the start-up line) |
+//! | `--workers` | `WORKERS` | available cores | tokio worker threads |
+//! | `--max-users` | `MAX_USERS` | 1,000,000 | store capacity, seed included; 10,000 to 16,777,216 |
+//! | `--log` | | off | log every request (at debug level); `RUST_LOG`, when set, wins |
+//!
+//! For tests only (hidden from `--help`): `--header-timeout-ms` (`HEADER_TIMEOUT_MS`), `--body-timeout-ms`
+//! (`BODY_TIMEOUT_MS`) and `--shutdown-timeout-ms` (`SHUTDOWN_TIMEOUT_MS`), each 10,000 by default, lower the
+//! contract's time limits so that tests of them finish in seconds.
+//!
+//! Bad flags or values exit with status 2 and one line on stderr.
+
+use std::io::Write;
+use std::net::ToSocketAddrs;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use tokio::net::TcpListener;
+use tokio::signal::unix::{SignalKind, signal};
+use tracing_subscriber::EnvFilter;
+use users_api::Config;
+
+/// The users API of fairpair, in Rust (axum, hyper, tokio).
+#[derive(Debug, Parser)]
+#[command(name = "users-server", version)]
+struct Flags {
+    /// Address to bind.
+    #[arg(long, env = "HOST", default_value = "127.0.0.1")]
+    host: String,
+
+    /// Port to bind (0: any free port).
+    #[arg(long, env = "PORT", default_value_t = 3000)]
+    port: u16,
+
+    /// Tokio worker threads [default: available cores].
+    #[arg(long, env = "WORKERS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    workers: Option<u16>,
+
+    /// Store capacity, seed included.
+    #[arg(long, env = "MAX_USERS", default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u64).range(10_000..=16_777_216))]
+    max_users: u64,
+
+    /// Log every request (RUST_LOG, when set, takes precedence).
+    #[arg(long)]
+    log: bool,
+
+    /// Time limit for a request head, in milliseconds (for tests).
+    #[arg(long, env = "HEADER_TIMEOUT_MS", default_value_t = 10_000, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout_ms: u64,
+
+    /// Time limit for a request body after its head, in milliseconds (for tests).
+    #[arg(long, env = "BODY_TIMEOUT_MS", default_value_t = 10_000, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    body_timeout_ms: u64,
+
+    /// How long shutdown waits for in-flight requests, in milliseconds (for tests).
+    #[arg(long, env = "SHUTDOWN_TIMEOUT_MS", default_value_t = 10_000, hide = true)]
+    shutdown_timeout_ms: u64,
+}
+
+fn main() -> ExitCode {
+    let flags = match Flags::try_parse() {
+        Ok(flags) => flags,
+        Err(error) if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            // `--help` and `--version` are not errors: print them whole.
+            let _ = error.print();
+            return ExitCode::SUCCESS;
+        }
+        // clap's messages span several lines (a tip, the usage); the contract wants one line, so keep the first.
+        Err(error) => {
+            return usage_error(error.to_string().lines().next().unwrap_or("invalid arguments"));
+        }
+    };
+
+    let filter = match (std::env::var_os("RUST_LOG"), flags.log) {
+        (Some(_), _) => match EnvFilter::try_from_default_env() {
+            Ok(filter) => filter,
+            Err(error) => return usage_error(&format!("invalid RUST_LOG: {error}")),
+        },
+        (None, true) => EnvFilter::new("info,users_api=debug"),
+        (None, false) => EnvFilter::new("info"),
+    };
+    // Logs go to stderr: stdout carries only the start-up line, which the harness reads.
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+
+    // Resolve the address before starting anything, so that a bad `--host` is a usage error (exit 2).
+    let address = match (flags.host.as_str(), flags.port).to_socket_addrs().map(|mut all| all.next()) {
+        Ok(Some(address)) => address,
+        Ok(None) | Err(_) => {
+            return usage_error(&format!("invalid value '{}' for '--host'", flags.host));
+        }
+    };
+
+    let workers =
+        flags.workers.map_or_else(|| std::thread::available_parallelism().map_or(1, |cores| cores.get()), usize::from);
+    let config = Config {
+        max_users: flags.max_users,
+        header_timeout: Duration::from_millis(flags.header_timeout_ms),
+        body_timeout: Duration::from_millis(flags.body_timeout_ms),
+        shutdown_timeout: Duration::from_millis(flags.shutdown_timeout_ms),
+    };
+
+    // The runtime is built by hand rather than with `#[tokio::main]` so that `--workers` sets the number of worker
+    // threads exactly: `--workers 1` is what the harness uses for a one-core comparison with Node.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .thread_name("users-worker")
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => return failure(&format!("cannot start the runtime: {error}")),
+    };
+
+    let result = runtime.block_on(async {
+        // Install the signal handlers before announcing the server, so a SIGTERM sent right after the start-up line
+        // is a graceful shutdown, not the default action (which would kill the process).
+        let mut terminate = signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
+        let shutdown = async move {
+            tokio::select! {
+                _ = terminate.recv() => tracing::info!("SIGTERM received"),
+                _ = interrupt.recv() => tracing::info!("SIGINT received"),
+            }
+        };
+
+        let listener = TcpListener::bind(address).await.map_err(|e| format!("cannot bind {address}: {e}"))?;
+        let port = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?.port();
+        let state = config.state();
+        let host = if flags.host.contains(':') { format!("[{}]", flags.host) } else { flags.host.clone() };
+        let plural = if workers == 1 { "" } else { "s" };
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(
+            stdout,
+            "listening on http://{host}:{port} ({} users, {workers} worker{plural})",
+            state.store().len()
+        );
+        let _ = stdout.flush();
+        drop(stdout);
+
+        // Serve from a spawned task, not from `block_on` itself: the future given to `block_on` runs on this main
+        // thread, which would then accept connections next to the workers and make `--workers 1` two busy threads.
+        tokio::spawn(async move { users_api::serve(listener, state, &config, shutdown).await })
+            .await
+            .map_err(|e| format!("the server task failed: {e}"))
+    });
+    // Connections still open at this point have been closed by `serve`; nothing left deserves waiting for.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => failure(&message),
+    }
+}
+
+/// A bad flag or value: one line on stderr, status 2.
+fn usage_error(message: &str) -> ExitCode {
+    let message = message.strip_prefix("error: ").unwrap_or(message);
+    eprintln!("users-server: {message} (see --help)");
+    ExitCode::from(2)
+}
+
+/// A failure at run time (the port is taken, …): one line on stderr, status 1.
+fn failure(message: &str) -> ExitCode {
+    eprintln!("users-server: {message}");
+    ExitCode::FAILURE
+}

@@ -1,0 +1,62 @@
+# Shared by the scripts in this folder (sourced, not run): build the servers, start one on a free port, stop it.
+# Expects ROOT (the repository root) to be set.
+
+build_servers() {
+  echo "building users-server (release)…" >&2
+  cargo build --release --quiet -p users-server
+}
+
+# start_server KIND [FLAGS…]: starts rust, node or node-cluster on a free port of 127.0.0.1, waits for its
+# start-up line, and sets SERVER_PID and SERVER_PORT. The server's output goes to $SERVER_LOG.
+start_server() {
+  local kind=$1
+  shift
+  SERVER_LOG=$(mktemp)
+  case $kind in
+    rust) "$ROOT/target/release/users-server" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
+    node) node "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 --workers 1 "$@" >"$SERVER_LOG" 2>&1 & ;;
+    node-cluster) node "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 --workers "$(nproc)" "$@" >"$SERVER_LOG" 2>&1 & ;;
+    *) echo "unknown server kind: $kind (rust, node or node-cluster)" >&2; return 2 ;;
+  esac
+  SERVER_PID=$!
+  local line=""
+  for _ in $(seq 200); do
+    line=$(grep -m1 '^listening on ' "$SERVER_LOG" || true)
+    [ -n "$line" ] && break
+    sleep 0.05
+  done
+  if [ -z "$line" ]; then
+    echo "the $kind server did not start:" >&2
+    cat "$SERVER_LOG" >&2
+    return 1
+  fi
+  # "listening on http://127.0.0.1:PORT (10000 users, N workers)"
+  SERVER_PORT=$(sed -E 's#^listening on http://[^:]+:([0-9]+).*#\1#' <<<"$line")
+}
+
+# stop_server: SIGTERM, then wait for the exit (the servers drain and exit 0 within 10 s).
+stop_server() {
+  kill -TERM "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+}
+
+# rss_kib PID: resident memory of a process and all its descendants, in KiB.
+rss_kib() {
+  local total=0 pid
+  for pid in $(descendants "$1"); do
+    total=$((total + $(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
+
+# descendants PID: the process and its descendants, by parent pid in /proc/*/stat (no `children` file here).
+descendants() {
+  local all=("$1") i=0 p
+  while [ $i -lt ${#all[@]} ]; do
+    for p in $(awk -v pp="${all[$i]}" '{ sub(/.*\) /, ""); if ($2 == pp) print FILENAME }' /proc/[0-9]*/stat 2>/dev/null | cut -d/ -f3); do
+      all+=("$p")
+    done
+    i=$((i + 1))
+  done
+  echo "${all[@]}"
+}
