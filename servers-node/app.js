@@ -1,0 +1,148 @@
+// The server factory: a `node:http` server with the users API's handler and the contract's transport rules, and
+// its graceful close. server.js runs it from the command line; the tests start it in-process on port 0.
+
+import http from 'node:http';
+
+import { createHandler } from './routes.js';
+import { UserStore, firstIdForWorker } from './store.js';
+
+/** The contract's two time limits and the shutdown deadline, each 10 s; tests lower them. */
+export const HEADER_TIMEOUT_MS = 10_000;
+export const BODY_TIMEOUT_MS = 10_000;
+export const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** What Node adds to `keepAliveTimeout` (HTTP_SERVER_KEEP_ALIVE_TIMEOUT_BUFFER in lib/_http_server.js). */
+const KEEP_ALIVE_TIMEOUT_BUFFER_MS = 1_000;
+
+/** The largest request head, in bytes: Node's default, set here so that the number is visible. */
+const MAX_HEADER_SIZE = 16_384;
+
+/**
+ * Creates the server, not yet listening.
+ * @param {object} [options]
+ * @param {number} [options.maxUsers] store capacity, seed included (`--max-users`; default 1,000,000).
+ * @param {number} [options.workerId] the cluster worker id that picks the id block (1 for a single process).
+ * @param {UserStore} [options.store] a store to use instead of a new one (tests look into it).
+ * @param {number} [options.headerTimeoutMs] time for a complete request head, and for an idle keep-alive connection.
+ * @param {number} [options.bodyTimeoutMs] time for a complete body after its head.
+ * @param {boolean} [options.log] one line per request on stderr.
+ * @param {(req: http.IncomingMessage) => void} [options.beforeRoute] test hook, see routes.js.
+ * @returns {http.Server}
+ */
+export function createServer(options = {}) {
+  const {
+    maxUsers = 1_000_000,
+    workerId = 1,
+    headerTimeoutMs = HEADER_TIMEOUT_MS,
+    bodyTimeoutMs = BODY_TIMEOUT_MS,
+    log = false,
+    beforeRoute,
+  } = options;
+  const store = options.store ?? new UserStore({ capacity: maxUsers, firstId: firstIdForWorker(workerId) });
+
+  const handler = createHandler({ store, bodyTimeoutMs, log, beforeRoute });
+  const server = http.createServer(
+    {
+      // First time limit: the head must be complete this long after connect (on a keep-alive connection, after the
+      // first byte of the next request; until that byte the idle timer below applies). Node checks it every `connectionsCheckingInterval` (30 s by default, which
+      // would let a silent connection live up to 40 s), so the check runs ten times per limit instead.
+      headersTimeout: headerTimeoutMs,
+      connectionsCheckingInterval: Math.max(10, Math.floor(headerTimeoutMs / 10)),
+      // Node's `requestTimeout` (5 minutes by default) counts from the start of the request, head included; the
+      // contract's body limit counts from the end of the head, so routes.js and body.js time bodies themselves.
+      requestTimeout: 0,
+      maxHeaderSize: MAX_HEADER_SIZE,
+      // Node's own missing-Host answer is a chunked 400; routes.js answers it with a Content-Length.
+      requireHostHeader: false,
+    },
+    handler.handleRequest,
+  );
+  // An idle keep-alive connection is closed `headerTimeoutMs` after its last response. Node waits one second longer
+  // than `keepAliveTimeout` (a fixed buffer, so that clients, which see `Keep-Alive: timeout=…`, give up first), so
+  // the setting is one second short of the limit.
+  server.keepAliveTimeout = Math.max(1, headerTimeoutMs - KEEP_ALIVE_TIMEOUT_BUFFER_MS);
+  server.on('clientError', (error, socket) => onClientError(error, socket, handler));
+  return server;
+}
+
+/**
+ * Errors from the HTTP parser and the head timeout, before any request object exists. Without a listener Node
+ * answers these itself, but without a Content-Length; with one, nothing may throw here or the process dies.
+ * The connection always ends afterwards: the parser cannot resynchronise with the byte stream.
+ */
+function onClientError(error, socket, handler) {
+  // The parser keeps reporting the same error for every later chunk of data: answer once.
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  const response = clientErrorResponse(error);
+  if (response === null) {
+    socket.destroy();
+    return;
+  }
+  // When the error is in a request pipelined behind one that is complete but not answered yet (a POST whose
+  // handler is still running), its answer goes after that one's. An error inside the body of the request in
+  // progress is answered at once: that request will never complete.
+  const pending = handler.pendingOn(socket);
+  if (pending !== undefined && pending.req.complete) {
+    pending.done.then(() => endWith(socket, response));
+  } else {
+    endWith(socket, response);
+  }
+}
+
+/** Sockets whose client error has been answered. */
+const answered = new WeakSet();
+
+function endWith(socket, response) {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(response, () => socket.destroy());
+}
+
+/** The bytes to answer a client error with, or `null` for a socket error (a reset, say) that leaves no one to answer. */
+function clientErrorResponse(error) {
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return emptyResponse('431 Request Header Fields Too Large');
+  }
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    const body = JSON.stringify({ error: 'request timeout' });
+    return (
+      'HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+    );
+  }
+  if (typeof error.code === 'string' && error.code.startsWith('HPE_')) {
+    return emptyResponse('400 Bad Request');
+  }
+  return null;
+}
+
+function emptyResponse(status) {
+  return `HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`;
+}
+
+/**
+ * Closes the server the way SIGTERM asks: stop accepting at once, let requests in progress finish, close each
+ * keep-alive connection as soon as it is idle, and close whatever is left after `timeoutMs`.
+ * @param {http.Server} server
+ * @param {{timeoutMs?: number}} [options]
+ * @returns {Promise<void>} resolves when every connection is closed.
+ */
+export function closeGracefully(server, { timeoutMs = SHUTDOWN_TIMEOUT_MS } = {}) {
+  return new Promise((resolve) => {
+    // A request that still arrives on an open connection is served, but its response says `Connection: close`.
+    // (Prepended, so that it runs before the handler writes the response.)
+    server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'));
+    // `close()` closes the connections idle at this moment; a connection becomes idle when its last response is
+    // out, so they are swept again until none is left.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs);
+    server.close(() => {
+      clearInterval(sweep);
+      clearTimeout(deadline);
+      resolve();
+    });
+  });
+}

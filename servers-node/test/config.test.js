@@ -1,0 +1,76 @@
+// Flags and environment variables (contract, "Running a server"), and what a bad one does to the process.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+
+import { ConfigError, parseConfig } from '../config.js';
+import { SERVER_JS } from './helpers.js';
+
+test('defaults', () => {
+  assert.deepEqual(parseConfig([], {}), {
+    help: false,
+    host: '127.0.0.1',
+    port: 3000,
+    workers: 1,
+    maxUsers: 1_000_000,
+    log: false,
+    headerTimeoutMs: 10_000,
+    bodyTimeoutMs: 10_000,
+    shutdownTimeoutMs: 10_000,
+  });
+});
+
+test('flags, in both forms, win over the environment', () => {
+  const env = { HOST: '0.0.0.0', PORT: '8080', WORKERS: '4', MAX_USERS: '20000', BODY_TIMEOUT_MS: '500' };
+  const fromEnv = parseConfig([], env);
+  assert.equal(fromEnv.host, '0.0.0.0');
+  assert.equal(fromEnv.port, 8080);
+  assert.equal(fromEnv.workers, 4);
+  assert.equal(fromEnv.maxUsers, 20_000);
+  assert.equal(fromEnv.bodyTimeoutMs, 500);
+  const config = parseConfig(['--host', '::1', '--port=0', '--workers', '2', '--max-users=16777216', '--log'], env);
+  assert.equal(config.host, '::1');
+  assert.equal(config.port, 0);
+  assert.equal(config.workers, 2);
+  assert.equal(config.maxUsers, 16_777_216);
+  assert.equal(config.log, true);
+});
+
+test('bad values are ConfigErrors', () => {
+  const bad = [
+    [['--port', '65536']],
+    [['--port', '-1']],
+    [['--port', '1e3']],
+    [['--port', ' 80']],
+    [['--port']],
+    [['--port', '1', '--port', '2']],
+    [['--workers', '0']],
+    [['--max-users', '9999']],
+    [['--max-users', '16777217']],
+    [['--host', 'localhost']],
+    [['--host=']],
+    [['--nope']],
+    [['--log=yes']],
+    [['serve']],
+    [[], { PORT: 'abc' }],
+    [[], { MAX_USERS: '1' }],
+    [[], { WORKERS: 'many' }],
+  ];
+  for (const [args, env = {}] of bad) {
+    assert.throws(() => parseConfig(args, env), ConfigError, JSON.stringify([args, env]));
+  }
+});
+
+test('a bad flag exits 2 with one line on stderr and no stack trace', () => {
+  for (const args of [['--port', 'x'], ['--bogus'], ['--max-users', '5'], ['--workers', '0']]) {
+    const run = spawnSync(process.execPath, [SERVER_JS, ...args], { encoding: 'utf8', timeout: 10_000 });
+    assert.equal(run.status, 2, args.join(' '));
+    assert.equal(run.stdout, '', args.join(' '));
+    assert.match(run.stderr, /^error: [^\n]+\n$/, args.join(' '));
+    assert.doesNotMatch(run.stderr, /\bat /);
+  }
+  const env = spawnSync(process.execPath, [SERVER_JS], { encoding: 'utf8', env: { ...process.env, PORT: 'x' } });
+  assert.equal(env.status, 2);
+  assert.match(env.stderr, /^error: PORT[^\n]+\n$/);
+});
