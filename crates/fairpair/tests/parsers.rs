@@ -62,11 +62,31 @@ fn autocannon_post_and_rate() {
 }
 
 #[test]
+fn oha_get() {
+    let r = Oha.parse(&fixture("oha-get-ceiling.json")).unwrap();
+    assert_eq!(r.requests, 87214);
+    assert!((r.duration_s - 2.00316228).abs() < 1e-12);
+    assert!((r.latency.p50_ms - 0.562636).abs() < 1e-9);
+    assert!((r.latency.p99_9_ms - 8.808912).abs() < 1e-9);
+    assert!((r.latency.max_ms - 11.838457).abs() < 1e-9);
+    // The 37 requests cut off when the time was up are not server errors.
+    assert_eq!((r.errors, r.non_2xx), (0, 0));
+}
+
+#[test]
+fn oha_post_and_rate() {
+    assert_eq!(Oha.parse(&fixture("oha-post-ceiling.json")).unwrap().requests, 91611);
+    let rate = Oha.parse(&fixture("oha-rate-ceiling.json")).unwrap();
+    // Asked for 3,000 requests/s with -q 3000 --latency-correction.
+    assert!((rate.requests_per_sec - 3000.0).abs() < 30.0, "{}", rate.requests_per_sec);
+}
+
+#[test]
 fn oha_documented_format() {
     let r = Oha.parse(&fixture("oha-documented-format.json")).unwrap();
     assert_eq!(r.requests, 20388);
     assert_eq!(r.non_2xx, 8);
-    assert_eq!(r.errors, 0, "aborted-at-deadline requests are not server errors");
+    assert_eq!(r.errors, 3, "resets count; aborted-at-deadline requests are not server errors");
     assert!((r.latency.p99_9_ms - 25.4).abs() < 1e-9);
     assert!((r.latency.max_ms - 41.2).abs() < 1e-9);
     assert!((r.requests_per_sec - 20388.0 / 2.0031).abs() < 1e-6);
