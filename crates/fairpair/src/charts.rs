@@ -63,7 +63,7 @@ pub fn grouped_bars(chart: &Grouped) -> String {
             r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#dddddd"/>"##,
             WIDTH - RIGHT
         );
-        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, yy + 4.0, short(v));
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, yy + 4.0, tick(v));
     }
     let _ = writeln!(
         s,
@@ -185,6 +185,17 @@ pub fn short(v: f64) -> String {
     }
 }
 
+/// Axis labels: like [`short`], without trailing zeros (50, 2.5, 10k rather than 50.0, 2.50, 10.0k).
+fn tick(v: f64) -> String {
+    let s = short(v);
+    let (number, suffix) = match s.strip_suffix(['k', 'M']) {
+        Some(n) => (n.to_string(), &s[n.len()..]),
+        None => (s.clone(), ""),
+    };
+    let number = if number.contains('.') { number.trim_end_matches('0').trim_end_matches('.') } else { &number };
+    format!("{number}{suffix}")
+}
+
 fn esc(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
@@ -198,6 +209,16 @@ mod tests {
         assert_eq!(nice_axis(47_000.0), (10_000.0, 5));
         assert_eq!(nice_axis(9.0), (2.0, 5));
         assert_eq!(nice_axis(0.0), (1.0, 1));
+    }
+
+    #[test]
+    fn ticks_drop_trailing_zeros() {
+        assert_eq!(tick(50.0), "50");
+        assert_eq!(tick(2.5), "2.5");
+        assert_eq!(tick(5.0), "5");
+        assert_eq!(tick(5_000.0), "5k");
+        assert_eq!(tick(10_000.0), "10k");
+        assert_eq!(tick(0.0), "0");
     }
 
     #[test]
