@@ -52,23 +52,20 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
-            if matches!(
-                e.kind(),
-                ErrorKind::DisplayHelp
-                    | ErrorKind::DisplayVersion
-                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-            ) {
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
                 let _ = e.print();
-                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                    ExitCode::from(2)
-                } else {
-                    ExitCode::SUCCESS
-                };
+                return ExitCode::SUCCESS;
             }
-            // One line, not clap's usage block: the first line names the problem.
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                eprintln!("fairpair: a command is required: verify, run or report (see fairpair --help)");
+                return ExitCode::from(2);
+            }
+            // One line, not clap's usage block: the first paragraph names the problem (for a missing argument it
+            // spans two lines, which are joined).
             let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("bad arguments").trim_start_matches("error: ");
-            eprintln!("fairpair: {first} (see fairpair --help)");
+            let first = text.split("\n\n").next().unwrap_or("bad arguments").trim_start_matches("error: ");
+            let first: Vec<&str> = first.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            eprintln!("fairpair: {} (see fairpair --help)", first.join(" "));
             return ExitCode::from(2);
         }
     };

@@ -42,6 +42,8 @@ fn bad_input_is_one_line_and_status_2() {
     );
     assert_usage_error(&["run", "--bogus"], "unexpected argument '--bogus'");
     assert_usage_error(&["frobnicate"], "unrecognized subcommand");
+    assert_usage_error(&[], "a command is required");
+    assert_usage_error(&["verify"], "were not provided: <URL>");
     assert_usage_error(&["report", "/no/such/benchmark.json"], "cannot read");
 }
 
