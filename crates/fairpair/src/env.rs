@@ -1,0 +1,99 @@
+//! The machine and software a run happened on, captured automatically so every result carries its context.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::process::Command;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::procstat;
+use crate::schema::Environment;
+
+/// Captures the environment. `tools` are the load tools whose versions to record (name → version line).
+pub fn capture(tools: BTreeMap<String, String>) -> Environment {
+    let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let meminfo = fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    Environment {
+        date: utc_now(),
+        hostname: read_trimmed("/proc/sys/kernel/hostname"),
+        cpu_model: cpuinfo
+            .lines()
+            .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim()))
+            .unwrap_or("unknown")
+            .to_string(),
+        cpus_online: cpuinfo.lines().filter(|l| l.starts_with("processor")).count().max(1),
+        cpus_allowed: procstat::allowed_cpus(),
+        memory_total_kib: procstat::kib_field(&meminfo, "MemTotal").unwrap_or(0),
+        kernel: read_trimmed("/proc/sys/kernel/osrelease"),
+        os: os_name(),
+        rustc: first_line_of(&["rustc", "--version"]).unwrap_or_else(|| "not found".into()),
+        node: first_line_of(&["node", "--version"]).unwrap_or_else(|| "not found".into()),
+        tools,
+        git_commit: first_line_of(&["git", "rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into()),
+        git_dirty: Command::new("git")
+            .args(["status", "--porcelain", "--untracked-files=no"])
+            .output()
+            .is_ok_and(|o| o.status.success() && !o.stdout.is_empty()),
+    }
+}
+
+fn read_trimmed(path: &str) -> String {
+    fs::read_to_string(path).map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+}
+
+fn os_name() -> String {
+    let text = fs::read_to_string("/etc/os-release").unwrap_or_default();
+    text.lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME="))
+        .map(|v| v.trim_matches('"').to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The first non-empty line a command prints on stdout or stderr, whatever its exit status (`wrk -v` exits 1).
+pub fn first_line_of(argv: &[&str]) -> Option<String> {
+    let out = Command::new(argv[0]).args(&argv[1..]).output().ok()?;
+    let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
+}
+
+/// The current time as `YYYY-MM-DDTHH:MM:SSZ`, without a date crate.
+pub fn utc_now() -> String {
+    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    format_utc(secs)
+}
+
+/// Formats seconds since the epoch as RFC 3339 UTC (Howard Hinnant's days-to-civil algorithm).
+pub fn format_utc(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_dates() {
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_utc(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(format_utc(1_796_000_000), "2026-11-30T00:53:20Z");
+    }
+
+    #[test]
+    fn captures_something_real() {
+        let env = capture(BTreeMap::new());
+        assert!(env.cpus_online >= 1);
+        assert!(!env.cpus_allowed.is_empty());
+        assert!(env.memory_total_kib > 0);
+        assert_ne!(env.kernel, "unknown");
+    }
+}

@@ -1,0 +1,46 @@
+//! fairpair: load two implementations of the same API identically, and report what differs.
+//!
+//! The harness behind `fairpair verify`, `fairpair run` and `fairpair report` (the CLI is `src/main.rs`). Data flows
+//! one way through one module per stage:
+//!
+//! - `plan.rs` — the command line resolved into a [`plan::Plan`]: subjects, scenarios, pinning, phase lengths.
+//! - `verify.rs` — the contract's cases (crate `contract`) run against a server; subjects that fail are not measured.
+//! - `subject.rs` — server processes: start, wait for the first 200, pin, stop the whole process group.
+//! - `tools/` — the load tools (wrk, oha, autocannon) behind one trait, each recording its exact command.
+//! - `procstat.rs` — CPU time and memory of process trees from `/proc`.
+//! - `bench.rs` — executes the plan: load runs, open-loop runs, memory runs, then summaries and flags.
+//! - `stats.rs` — median, min, max, coefficient of variation, and the noise verdict.
+//! - `schema.rs` — the `benchmark.json` types (documented in `docs/benchmark-schema.md`); `env.rs` — the machine.
+//! - `report.rs` + `charts.rs` — `benchmark.json` → `report.md` and SVG charts.
+//!
+//! Read `bench.rs` first for the method, then `tools/wrk.rs` for how a run is measured.
+
+pub mod bench;
+pub mod charts;
+pub mod env;
+pub mod plan;
+pub mod procstat;
+pub mod report;
+pub mod schema;
+pub mod stats;
+pub mod subject;
+pub mod tools;
+pub mod verify;
+
+/// An error caused by the user's input (a bad flag, a missing binary or tool): the CLI prints it on one line and
+/// exits with status 2, as opposed to a failure during a run (status 1).
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Builds a [`UsageError`] as an `anyhow::Error`.
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(message.into()))
+}

@@ -1,0 +1,170 @@
+//! `fairpair`: the command line of the harness. Only argument parsing and exit codes live here; the work is in the
+//! library (see `lib.rs` for the layout).
+//!
+//! - `fairpair verify http://127.0.0.1:3000` — run the contract's cases against a running server.
+//! - `fairpair run [--quick] [--subjects rust,node] …` — verify, measure, write `results/benchmark.json` and the report.
+//! - `fairpair report results/benchmark.json` — regenerate `report.md` and the charts from a results file.
+//!
+//! Exit status: 0 success, 1 a failed verification or run, 2 bad input (one line on stderr).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use fairpair::plan::{Plan, RunArgs};
+use fairpair::{UsageError, bench, report, verify};
+
+#[derive(Parser)]
+#[command(
+    name = "fairpair",
+    version,
+    about = "Load two implementations of the same API identically and report what differs."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the contract's cases against a running server; exit 1 on any failure.
+    Verify {
+        /// The server, e.g. http://127.0.0.1:3000
+        url: String,
+        /// Print every case as it runs, with its time, not only the failures.
+        #[arg(long, short)]
+        verbose: bool,
+    },
+    /// Verify and measure the subjects; write benchmark.json, report.md and the charts.
+    Run(Box<RunArgs>),
+    /// Write report.md and the charts from a benchmark.json.
+    Report {
+        /// The results file.
+        file: PathBuf,
+        /// Directory for report.md and the SVGs [default: the file's directory].
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                eprintln!("fairpair: a command is required: verify, run or report (see fairpair --help)");
+                return ExitCode::from(2);
+            }
+            // One line, not clap's usage block: the first paragraph names the problem (for a missing argument it
+            // spans two lines, which are joined).
+            let text = e.render().to_string();
+            let first = text.split("\n\n").next().unwrap_or("bad arguments").trim_start_matches("error: ");
+            let first: Vec<&str> = first.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            eprintln!("fairpair: {} (see fairpair --help)", first.join(" "));
+            return ExitCode::from(2);
+        }
+    };
+    // An interrupted run stops the servers it started before exiting: they live in process groups of their own.
+    let _ = ctrlc::set_handler(|| {
+        eprintln!("\nfairpair: interrupted; stopping the servers it started");
+        fairpair::subject::stop_all();
+        std::process::exit(130);
+    });
+    match execute(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("fairpair: {e:#}");
+            if e.downcast_ref::<UsageError>().is_some() { ExitCode::from(2) } else { ExitCode::FAILURE }
+        }
+    }
+}
+
+fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
+    match cmd {
+        Cmd::Verify { url, verbose } => {
+            Ok(if verify::verify_url(&url, verbose)? { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        Cmd::Run(args) => {
+            let plan = Plan::from_args(&args)?;
+            if args.dry_run {
+                bench::announce(&plan);
+                for cell in &plan.cells {
+                    let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
+                    eprintln!(
+                        "fairpair: cell {} at {} connections: {} × {}",
+                        plan.scenarios[cell.scenario].name,
+                        cell.connections,
+                        names.join(" "),
+                        plan.repeats
+                    );
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let result = bench::run(&plan, std::env::args().collect())?;
+            let path = plan.out.join("benchmark.json");
+            let json = serde_json::to_string_pretty(&result)?;
+            std::fs::write(&path, json + "\n")?;
+            let report = report::write(&result, &plan.out)?;
+            print_summary(&result);
+            eprintln!("fairpair: wrote {} and {}", path.display(), report.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Report { file, out } => {
+            let bench = report::load(&file)?;
+            let dir = out.unwrap_or_else(|| file.parent().map(PathBuf::from).unwrap_or_default());
+            let path = report::write(&bench, &dir)?;
+            eprintln!("fairpair: wrote {}", path.display());
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The summary table on stdout: one line per cell and subject.
+fn print_summary(b: &fairpair::schema::Benchmark) {
+    println!(
+        "{:<14} {:<8} {:>5} {:>12} {:>9} {:>9} {:>9} {:>8}  flags",
+        "subject", "scenario", "conns", "req/s", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
+    );
+    for s in &b.summaries {
+        let flags: Vec<&str> = b
+            .flags
+            .iter()
+            .filter(|f| {
+                f.subject == s.subject
+                    && f.scenario.as_deref() == Some(&s.scenario)
+                    && f.connections == Some(s.connections)
+            })
+            .map(|f| f.kind.as_str())
+            .collect();
+        println!(
+            "{:<14} {:<8} {:>5} {:>12} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
+            s.subject,
+            s.scenario,
+            s.connections,
+            report::thousands(s.requests_per_sec.median),
+            s.p50_ms.median,
+            s.p99_ms.median,
+            s.server_cpu_us_per_request.as_ref().map_or("—".into(), |c| format!("{:.1}", c.median)),
+            s.requests_per_sec.cv.map_or("—".into(), |c| format!("{:.1}", c * 100.0)),
+            flags.join(",")
+        );
+    }
+    if b.summaries.is_empty() {
+        println!("(no closed-loop run was measured: see the skipped list in the report)");
+    }
+    for m in &b.memory_summaries {
+        println!(
+            "{:<14} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({} processes), start-up {:.0} ms",
+            m.subject,
+            m.idle_rss_kib.median / 1024.0,
+            m.after_rss_kib.median / 1024.0,
+            m.processes,
+            m.startup_ms.median
+        );
+    }
+}

@@ -1,0 +1,579 @@
+//! The plan: what `fairpair run` will do, decided entirely before anything starts.
+//!
+//! Subjects, scenarios, connection counts, pinning and phase lengths are resolved from the command line here, bad
+//! input is rejected here (one line, exit 2), and the time estimate printed up front is computed from the plan
+//! alone. Later stages only execute it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::Args;
+
+use crate::procstat;
+use crate::subject::{Kind, SubjectSpec};
+use crate::usage;
+
+/// The body of the `post` scenario: one new user per request.
+pub const POST_BODY: &str = r#"{"name":"Bench User","email":"bench@example.com"}"#;
+
+/// Store capacity limits of the servers (`--max-users`).
+pub const MIN_MAX_USERS: u64 = 10_000;
+pub const MAX_MAX_USERS: u64 = 16_777_216;
+/// The POST rate assumed per server CPU when sizing the store, generously above what one core reaches.
+pub const POST_RATE_PER_CPU: u64 = 50_000;
+
+#[derive(Args, Clone, Debug)]
+pub struct RunArgs {
+    /// Built-in subjects, comma-separated: rust, node, ceiling, rust-multi, node-cluster
+    /// [default: rust,node,ceiling, plus rust-multi and node-cluster when the server side has ≥ 2 CPUs].
+    #[arg(long, value_delimiter = ',')]
+    pub subjects: Option<Vec<String>>,
+    /// A subject of your own: NAME='COMMAND with {port}' (repeatable). It is verified first.
+    #[arg(long = "subject", value_name = "NAME=COMMAND")]
+    pub custom_subjects: Vec<String>,
+    /// Scenarios, comma-separated: get (GET /users/500), post (POST /users), hello (GET /) [default: get,post].
+    #[arg(long, value_delimiter = ',')]
+    pub scenarios: Option<Vec<String>>,
+    /// A scenario of your own: NAME=METHOD:PATH[:BODY_FILE] (repeatable; a body is sent as application/json).
+    #[arg(long = "scenario", value_name = "NAME=METHOD:PATH[:BODY_FILE]")]
+    pub custom_scenarios: Vec<String>,
+    /// Connection counts, comma-separated [default: 50,300].
+    #[arg(long, value_delimiter = ',')]
+    pub connections: Option<Vec<u32>>,
+    /// Seconds per measured run [default: 15; --quick: 2].
+    #[arg(long)]
+    pub duration: Option<u64>,
+    /// Seconds of discarded warm-up load before each measured run [default: 5; --quick: 1].
+    #[arg(long)]
+    pub warmup: Option<u64>,
+    /// Measured runs per subject and cell [default: 3; --quick: 1].
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Short runs, one repeat: a smoke test of the whole pipeline in under two minutes.
+    #[arg(long)]
+    pub quick: bool,
+    /// Load tool for the closed-loop runs: wrk, oha or autocannon.
+    #[arg(long, default_value = "wrk")]
+    pub tool: String,
+    /// Do not pin server and load generator to CPUs (the article's method).
+    #[arg(long)]
+    pub no_pin: bool,
+    /// CPUs for the servers, e.g. 0 or 0-3 [default: the first half of the allowed CPUs].
+    #[arg(long)]
+    pub server_cpus: Option<String>,
+    /// CPUs for the load generator [default: the other half].
+    #[arg(long)]
+    pub loader_cpus: Option<String>,
+    /// Output directory for benchmark.json, report.md and the charts.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Open-loop rates as fractions of the slowest subject's GET throughput, comma-separated; 0 disables the phase.
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8")]
+    pub open_loop_rates: Vec<f64>,
+    /// Seconds per open-loop run [default: 10; --quick: 2].
+    #[arg(long)]
+    pub open_loop_duration: Option<u64>,
+    /// Memory runs per subject (fresh process each) [default: 3; --quick: 1]; 0 disables the phase.
+    #[arg(long)]
+    pub memory_repeats: Option<u32>,
+    /// Seconds of the GET load between the idle and the after-load memory samples [default: 10; --quick: 2].
+    #[arg(long)]
+    pub memory_duration: Option<u64>,
+    /// Connections of the memory phase's load.
+    #[arg(long, default_value_t = 300)]
+    pub memory_connections: u32,
+    /// Measure subjects that fail verification (the report marks them unverified).
+    #[arg(long)]
+    pub allow_unverified: bool,
+    /// Path of the Rust server binary [default: users-server next to this executable].
+    #[arg(long)]
+    pub users_server: Option<PathBuf>,
+    /// Path of the ceiling binary [default: ceiling next to this executable].
+    #[arg(long)]
+    pub ceiling: Option<PathBuf>,
+    /// Path of the Node server script.
+    #[arg(long, default_value = "servers-node/server.js")]
+    pub node_server: PathBuf,
+    /// The node executable.
+    #[arg(long, default_value = "node")]
+    pub node: String,
+    /// Path a custom subject answers 200 on once it is ready.
+    #[arg(long, default_value = "/")]
+    pub ready_path: String,
+    /// Seconds a subject may take to print its start-up line and answer its first 200.
+    #[arg(long, default_value_t = 15)]
+    pub start_timeout: u64,
+    /// Most seconds to wait before each run for the machine to be idle [default: 3; --quick: 0.5].
+    #[arg(long)]
+    pub idle_wait: Option<f64>,
+    /// The machine counts as idle when other processes use less than this percentage of all its CPUs.
+    #[arg(long, default_value_t = 10.0)]
+    pub idle_threshold: f64,
+    /// Print the plan and its time estimate, and exit without running anything.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// A request pattern to load.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub method: String,
+    pub path: String,
+    pub body: Option<String>,
+}
+
+impl Scenario {
+    pub fn is_get(&self) -> bool {
+        self.method == "GET"
+    }
+}
+
+/// One subject × scenario × connections cell, measured `repeats` times.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    pub scenario: usize,
+    pub connections: u32,
+    /// Indices into `Plan::subjects`, in the order they alternate.
+    pub subjects: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub subjects: Vec<SubjectSpec>,
+    pub scenarios: Vec<Scenario>,
+    pub connections: Vec<u32>,
+    pub cells: Vec<Cell>,
+    pub tool: String,
+    pub duration_s: u64,
+    pub warmup_s: u64,
+    pub repeats: u32,
+    pub quick: bool,
+    pub pinned: bool,
+    pub server_cpus: Vec<usize>,
+    pub loader_cpus: Vec<usize>,
+    pub loader_threads: u32,
+    pub open_loop_fractions: Vec<f64>,
+    pub open_loop_duration_s: u64,
+    pub memory_repeats: u32,
+    pub memory_duration_s: u64,
+    pub memory_connections: u32,
+    pub memory_settle_ms: u64,
+    pub post_max_users: u64,
+    pub idle_wait_max_s: f64,
+    pub idle_threshold_percent: f64,
+    pub allow_unverified: bool,
+    pub start_timeout_s: u64,
+    pub out: PathBuf,
+    /// Planned things left out, and why.
+    pub skipped: Vec<String>,
+}
+
+/// Seconds the harness spends around each run (start, readiness, idle check, stop), for the estimate.
+const RUN_OVERHEAD_S: f64 = 1.5;
+/// Seconds to verify one subject (two server starts and 200-odd cases).
+const VERIFY_S: f64 = 4.0;
+
+impl Plan {
+    pub fn from_args(args: &RunArgs) -> Result<Plan> {
+        let q = args.quick;
+        let duration_s = args.duration.unwrap_or(if q { 2 } else { 15 });
+        let warmup_s = args.warmup.unwrap_or(if q { 1 } else { 5 });
+        let repeats = args.repeats.unwrap_or(if q { 1 } else { 3 });
+        if duration_s == 0 || repeats == 0 {
+            return Err(usage("--duration and --repeats must be at least 1"));
+        }
+        if crate::tools::by_name(&args.tool).is_none() {
+            return Err(usage(format!("unknown load tool {:?} (expected wrk, oha or autocannon)", args.tool)));
+        }
+        let mut skipped = Vec::new();
+
+        // Pinning: disjoint CPU sets for servers and load generator.
+        let allowed = procstat::allowed_cpus();
+        let cpu_list = |flag: &str, text: &str| -> Result<Vec<usize>> {
+            let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
+            if let Some(c) = cpus.iter().find(|c| !allowed.contains(c)) {
+                return Err(usage(format!(
+                    "{flag}: CPU {c} is not available (allowed: {})",
+                    procstat::format_cpu_list(&allowed)
+                )));
+            }
+            Ok(cpus)
+        };
+        let half = (allowed.len() / 2).max(1);
+        let (server_cpus, loader_cpus, pinned) = if args.no_pin {
+            if args.server_cpus.is_some() || args.loader_cpus.is_some() {
+                return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
+            }
+            (allowed.clone(), allowed.clone(), false)
+        } else {
+            let server = match &args.server_cpus {
+                Some(t) => cpu_list("--server-cpus", t)?,
+                None => allowed[..half].to_vec(),
+            };
+            let loader = match &args.loader_cpus {
+                Some(t) => cpu_list("--loader-cpus", t)?,
+                None => allowed.iter().copied().filter(|c| !server.contains(c)).collect(),
+            };
+            if loader.is_empty() {
+                skipped.push(format!(
+                    "pinning: only {} CPU available, so server and load generator share it (figures are a lower bound)",
+                    allowed.len()
+                ));
+                (server.clone(), server, false)
+            } else {
+                if server.iter().any(|c| loader.contains(c)) {
+                    return Err(usage("--server-cpus and --loader-cpus overlap"));
+                }
+                (server, loader, true)
+            }
+        };
+        let server_n = server_cpus.len() as u32;
+        let loader_threads = if pinned { loader_cpus.len() as u32 } else { (allowed.len() as u32 / 2).max(1) };
+
+        // Subjects.
+        let exe_dir = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+        let sibling = |name: &str, given: &Option<PathBuf>| -> PathBuf {
+            given.clone().unwrap_or_else(|| exe_dir.as_deref().unwrap_or(Path::new(".")).join(name))
+        };
+        let users_server = sibling("users-server", &args.users_server);
+        let ceiling = sibling("ceiling", &args.ceiling);
+        let multi_ok = server_n >= 2;
+        let names: Vec<String> = match &args.subjects {
+            Some(list) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+            None => {
+                let mut v = vec!["rust".to_string(), "node".into(), "ceiling".into()];
+                if multi_ok {
+                    v.extend(["rust-multi".to_string(), "node-cluster".into()]);
+                } else {
+                    skipped.push(format!(
+                        "rust-multi and node-cluster: the server side has {server_n} CPU, and multi-worker subjects \
+                         need at least 2 to mean anything (give --server-cpus with 2 or more CPUs)"
+                    ));
+                }
+                v
+            }
+        };
+        if args.subjects.is_some() && names.is_empty() && args.custom_subjects.is_empty() {
+            return Err(usage("--subjects is empty"));
+        }
+        let mut subjects = Vec::new();
+        for name in &names {
+            let builtin = |program: Vec<String>, workers: u32, contract: bool| SubjectSpec {
+                name: name.clone(),
+                kind: Kind::Builtin { program, accepts_max_users: contract, implements_contract: contract },
+                workers: Some(workers),
+                get_only: !contract,
+                ready_path: "/health".into(),
+                per_worker_store: false,
+            };
+            let rust = || -> Result<Vec<String>> {
+                Ok(vec![existing(&users_server, "the Rust server", "cargo build --release -p users-server")?])
+            };
+            let node = || -> Result<Vec<String>> {
+                Ok(vec![args.node.clone(), existing(&args.node_server, "the Node server", "check --node-server")?])
+            };
+            let spec = match name.as_str() {
+                "rust" => builtin(rust()?, 1, true),
+                "node" => builtin(node()?, 1, true),
+                "ceiling" => builtin(
+                    vec![existing(&ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
+                    1,
+                    false,
+                ),
+                "rust-multi" | "node-cluster" if !multi_ok => {
+                    skipped.push(format!("{name}: the server side has {server_n} CPU; it needs at least 2"));
+                    continue;
+                }
+                "rust-multi" => builtin(rust()?, server_n, true),
+                "node-cluster" => SubjectSpec { per_worker_store: true, ..builtin(node()?, server_n, true) },
+                other => {
+                    return Err(usage(format!(
+                        "unknown subject {other:?} (built-in: rust, node, ceiling, rust-multi, node-cluster; \
+                         add your own with --subject NAME='COMMAND with {{port}}')"
+                    )));
+                }
+            };
+            if !subjects.iter().any(|s: &SubjectSpec| s.name == spec.name) {
+                subjects.push(spec);
+            }
+        }
+        for text in &args.custom_subjects {
+            let (name, command) = text
+                .split_once('=')
+                .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
+            let name = name.trim();
+            check_name("--subject", name)?;
+            if !command.contains("{port}") {
+                return Err(usage(format!("--subject {name}: the command must contain {{port}}")));
+            }
+            if subjects.iter().any(|s| s.name == name) {
+                return Err(usage(format!("--subject {name}: a subject of that name already exists")));
+            }
+            subjects.push(SubjectSpec {
+                name: name.to_string(),
+                kind: Kind::Custom { template: command.to_string() },
+                workers: None,
+                get_only: false,
+                ready_path: args.ready_path.clone(),
+                per_worker_store: false,
+            });
+        }
+        if subjects.is_empty() {
+            return Err(usage("no subject left to measure"));
+        }
+
+        // Scenarios.
+        let mut scenarios = Vec::new();
+        let scenario_names = args.scenarios.clone().unwrap_or_else(|| vec!["get".into(), "post".into()]);
+        for name in scenario_names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+            let s = match name {
+                "get" => Scenario { name: "get".into(), method: "GET".into(), path: "/users/500".into(), body: None },
+                "post" => Scenario {
+                    name: "post".into(),
+                    method: "POST".into(),
+                    path: "/users".into(),
+                    body: Some(POST_BODY.into()),
+                },
+                "hello" => Scenario { name: "hello".into(), method: "GET".into(), path: "/".into(), body: None },
+                other => {
+                    return Err(usage(format!(
+                        "unknown scenario {other:?} (built-in: get, post, hello; add your own with \
+                         --scenario NAME=METHOD:PATH[:BODY_FILE])"
+                    )));
+                }
+            };
+            if !scenarios.contains(&s) {
+                scenarios.push(s);
+            }
+        }
+        for text in &args.custom_scenarios {
+            let s = parse_scenario(text)?;
+            if scenarios.iter().any(|x| x.name == s.name) {
+                return Err(usage(format!("--scenario {}: a scenario of that name already exists", s.name)));
+            }
+            scenarios.push(s);
+        }
+        if scenarios.is_empty() {
+            return Err(usage("no scenario to run"));
+        }
+
+        let connections = args.connections.clone().unwrap_or_else(|| vec![50, 300]);
+        if connections.is_empty() || connections.iter().any(|&c| c == 0 || c > 10_000) {
+            return Err(usage("--connections: each count must be 1 to 10000"));
+        }
+
+        // Cells: the ceiling is a GET-only baseline.
+        let mut cells = Vec::new();
+        for (si, scenario) in scenarios.iter().enumerate() {
+            let members: Vec<usize> =
+                (0..subjects.len()).filter(|&i| scenario.is_get() || !subjects[i].get_only).collect();
+            for s in subjects.iter().filter(|s| s.get_only && !scenario.is_get()) {
+                skipped.push(format!(
+                    "{} on {}: a fixed-response baseline is measured on GET scenarios only",
+                    s.name, scenario.name
+                ));
+            }
+            if members.is_empty() {
+                continue;
+            }
+            for &c in &connections {
+                cells.push(Cell { scenario: si, connections: c, subjects: members.clone() });
+            }
+        }
+
+        let open_loop_fractions: Vec<f64> = args.open_loop_rates.iter().copied().filter(|&f| f > 0.0).collect();
+        if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
+            return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
+        }
+        let post_window = warmup_s + duration_s;
+        let post_max_users = (MIN_MAX_USERS + POST_RATE_PER_CPU * u64::from(server_n) * post_window * 3 / 2)
+            .clamp(MIN_MAX_USERS, MAX_MAX_USERS);
+
+        Ok(Plan {
+            subjects,
+            scenarios,
+            connections,
+            cells,
+            tool: args.tool.clone(),
+            duration_s,
+            warmup_s,
+            repeats,
+            quick: q,
+            pinned,
+            server_cpus,
+            loader_cpus,
+            loader_threads,
+            open_loop_fractions,
+            open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
+            memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
+            memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
+            memory_connections: args.memory_connections.max(1),
+            memory_settle_ms: if q { 300 } else { 1000 },
+            post_max_users,
+            idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
+            idle_threshold_percent: args.idle_threshold,
+            allow_unverified: args.allow_unverified,
+            start_timeout_s: args.start_timeout.max(1),
+            out: args.out.clone(),
+            skipped,
+        })
+    }
+
+    /// Number of closed-loop runs.
+    pub fn load_runs(&self) -> usize {
+        self.cells.iter().map(|c| c.subjects.len()).sum::<usize>() * self.repeats as usize
+    }
+
+    /// Subjects that take part in the open-loop phase (those measured on `get` at the lowest connection count).
+    pub fn open_loop_runs(&self) -> usize {
+        if self.scenarios.iter().any(|s| s.name == "get") {
+            self.subjects.len() * self.open_loop_fractions.len()
+        } else {
+            0
+        }
+    }
+
+    pub fn memory_runs(&self) -> usize {
+        self.subjects.len() * self.memory_repeats as usize
+    }
+
+    /// Estimated seconds for each phase: (verify, load, open-loop, memory).
+    pub fn estimate(&self) -> (f64, f64, f64, f64) {
+        let idle = self.idle_wait_max_s / 2.0;
+        let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
+        let load = self.load_runs() as f64 * (self.warmup_s + self.duration_s) as f64
+            + self.load_runs() as f64 * (RUN_OVERHEAD_S + idle);
+        let open =
+            self.open_loop_runs() as f64 * ((self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle);
+        let memory = self.memory_runs() as f64
+            * (self.memory_duration_s as f64 + self.memory_settle_ms as f64 / 1000.0 + RUN_OVERHEAD_S + idle);
+        (verify, load, open, memory)
+    }
+
+    pub fn estimate_total(&self) -> f64 {
+        let (a, b, c, d) = self.estimate();
+        a + b + c + d
+    }
+}
+
+fn existing(path: &Path, what: &str, hint: &str) -> Result<String> {
+    if path.is_file() {
+        Ok(path.display().to_string())
+    } else {
+        Err(usage(format!("{what} not found at {} ({hint})", path.display())))
+    }
+}
+
+fn check_name(flag: &str, name: &str) -> Result<()> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(usage(format!("{flag}: name {name:?} must be letters, digits, '-' or '_'")));
+    }
+    Ok(())
+}
+
+/// Parses `NAME=METHOD:PATH[:BODY_FILE]`.
+pub fn parse_scenario(text: &str) -> Result<Scenario> {
+    let bad = || usage(format!("--scenario expects NAME=METHOD:PATH[:BODY_FILE], got {text:?}"));
+    let (name, spec) = text.split_once('=').ok_or_else(bad)?;
+    check_name("--scenario", name)?;
+    let mut parts = spec.splitn(3, ':');
+    let method = parts.next().filter(|m| !m.is_empty()).ok_or_else(bad)?;
+    let path = parts.next().ok_or_else(bad)?;
+    if !method.chars().all(|c| c.is_ascii_uppercase()) {
+        return Err(usage(format!("--scenario {name}: method {method:?} must be upper-case letters (GET, POST, …)")));
+    }
+    if !path.starts_with('/') || path.contains(char::is_whitespace) {
+        return Err(usage(format!("--scenario {name}: path {path:?} must start with / and contain no spaces")));
+    }
+    let body = match parts.next() {
+        Some(file) => Some(
+            std::fs::read_to_string(file)
+                .map_err(|e| usage(format!("--scenario {name}: cannot read body file {file}: {e}")))?,
+        ),
+        None => None,
+    };
+    Ok(Scenario { name: name.to_string(), method: method.to_string(), path: path.to_string(), body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(clap::Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+
+    /// A plan from command-line words, with stand-in binaries (any existing file will do: nothing is run).
+    fn plan(words: &[&str]) -> Result<Plan> {
+        use clap::Parser;
+        let exe = std::env::current_exe().unwrap().display().to_string();
+        let mut argv = vec!["fairpair", "--users-server", &exe, "--ceiling", &exe, "--node-server", &exe];
+        argv.extend(words);
+        Plan::from_args(&Wrapper::try_parse_from(argv).unwrap().args)
+    }
+
+    #[test]
+    fn the_default_plan_on_two_pinned_cpus() {
+        let p = plan(&["--server-cpus", "0", "--loader-cpus", "1"]).unwrap();
+        let names: Vec<&str> = p.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["rust", "node", "ceiling"]);
+        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
+        // get × {50, 300} × 3 subjects + post × {50, 300} × 2 subjects, 3 repeats each.
+        assert_eq!(p.cells.len(), 4);
+        assert_eq!(p.load_runs(), (3 + 3 + 2 + 2) * 3);
+        assert_eq!((p.duration_s, p.warmup_s, p.repeats), (15, 5, 3));
+        assert_eq!(p.post_max_users, 10_000 + 50_000 * 20 * 3 / 2);
+        assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
+    }
+
+    #[test]
+    fn quick_is_short() {
+        let p = plan(&["--quick", "--server-cpus", "0", "--loader-cpus", "1"]).unwrap();
+        assert_eq!((p.duration_s, p.warmup_s, p.repeats, p.memory_repeats), (2, 1, 1, 1));
+        assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
+        // Explicit values win over --quick.
+        assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().duration_s, 7);
+    }
+
+    #[test]
+    fn multi_worker_subjects_get_one_worker_per_server_cpu() {
+        if procstat::allowed_cpus().len() < 2 {
+            return; // Needs two allowed CPUs to give the server side two.
+        }
+        let p = plan(&["--no-pin"]).unwrap();
+        let multi = p.subjects.iter().find(|s| s.name == "rust-multi").expect("included with 2 server CPUs");
+        assert_eq!(multi.workers, Some(procstat::allowed_cpus().len() as u32));
+        let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap();
+        assert!(cluster.per_worker_store);
+    }
+
+    #[test]
+    fn the_ceiling_is_not_loaded_with_posts() {
+        let p = plan(&["--subjects", "ceiling,rust", "--scenarios", "post", "--server-cpus", "0"]).unwrap();
+        assert!(p.cells.iter().all(|c| c.subjects.iter().all(|&i| p.subjects[i].name == "rust")));
+        assert!(p.skipped.iter().any(|s| s.starts_with("ceiling on post")));
+    }
+
+    #[test]
+    fn custom_scenarios() {
+        let s = parse_scenario("health=GET:/health").unwrap();
+        assert_eq!((s.name.as_str(), s.method.as_str(), s.path.as_str(), s.body), ("health", "GET", "/health", None));
+        for bad in ["health", "=GET:/", "x=GET", "x=get:/", "x=GET:nope", "x y=GET:/", "x=POST:/users:/no/such/file"] {
+            assert!(parse_scenario(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn custom_scenario_reads_its_body_file() {
+        let dir = std::env::temp_dir().join(format!("fairpair-plan-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("body.json");
+        std::fs::write(&file, "{\"name\":\"a\",\"email\":\"a@b\"}").unwrap();
+        let s = parse_scenario(&format!("mine=POST:/users:{}", file.display())).unwrap();
+        assert_eq!(s.body.as_deref(), Some("{\"name\":\"a\",\"email\":\"a@b\"}"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,380 @@
+//! Subject processes: start one, wait until it answers, pin it, and stop it with everything it forked.
+//!
+//! Every server runs in its own process group, so stopping it signals the group: Node `cluster` workers go with their
+//! primary and nothing is left behind to steal CPU from the next run. Stopping checks that the group is really empty.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use crate::procstat;
+use crate::tools::{pinned, shell_words};
+
+/// Process groups of the subjects running now, so an interrupted harness can stop them (see [`stop_all`]).
+static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Kills every subject still running: called when the harness itself is interrupted (Ctrl-C, SIGTERM), since the
+/// servers sit in process groups of their own and would not get the terminal's signal.
+pub fn stop_all() {
+    let groups: Vec<i32> = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for pgid in &groups {
+        let _ = killpg(Pid::from_raw(*pgid), Signal::SIGTERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline && groups.iter().any(|g| !procstat::group_members(*g).is_empty()) {
+        thread::sleep(Duration::from_millis(20));
+    }
+    for pgid in &groups {
+        let _ = killpg(Pid::from_raw(*pgid), Signal::SIGKILL);
+    }
+}
+
+/// How to start a subject.
+#[derive(Clone, Debug)]
+pub struct SubjectSpec {
+    pub name: String,
+    pub kind: Kind,
+    /// `--workers` given to a built-in server.
+    pub workers: Option<u32>,
+    /// Only measured on GET scenarios (the ceiling answers every request the same way).
+    pub get_only: bool,
+    /// Path probed for the first 200.
+    pub ready_path: String,
+    /// Several processes with a store each (Node `cluster`): a user created through one connection may be invisible
+    /// through the next, so the contract's read-back ("round trip") checks cannot hold and are tolerated.
+    pub per_worker_store: bool,
+}
+
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// One of ours: the program (and any fixed leading arguments); host, port, workers and capacity are added as
+    /// flags, and the address is read from the start-up line.
+    Builtin { program: Vec<String>, accepts_max_users: bool, implements_contract: bool },
+    /// A user's command run by `sh -c`, with `{port}` replaced by a free port the harness picked.
+    Custom { template: String },
+}
+
+impl SubjectSpec {
+    /// The command as recorded in results: `{port}` and `{max_users}` stand for the values of each run.
+    pub fn command_template(&self) -> String {
+        match &self.kind {
+            Kind::Builtin { .. } => shell_words(&self.argv("{port}", Some("{max_users}"))),
+            Kind::Custom { template } => template.clone(),
+        }
+    }
+
+    pub fn implements_contract(&self) -> bool {
+        match &self.kind {
+            Kind::Builtin { implements_contract, .. } => *implements_contract,
+            Kind::Custom { .. } => true,
+        }
+    }
+
+    pub fn accepts_max_users(&self) -> bool {
+        matches!(self.kind, Kind::Builtin { accepts_max_users: true, .. })
+    }
+
+    fn argv(&self, port: &str, max_users: Option<&str>) -> Vec<String> {
+        match &self.kind {
+            Kind::Builtin { program, accepts_max_users, .. } => {
+                let mut v = program.clone();
+                v.extend(["--host", "127.0.0.1", "--port", port].map(String::from));
+                if let Some(w) = self.workers {
+                    v.extend(["--workers".to_string(), w.to_string()]);
+                }
+                if let (true, Some(m)) = (accepts_max_users, max_users) {
+                    v.extend(["--max-users".to_string(), m.to_string()]);
+                }
+                v
+            }
+            Kind::Custom { template } => {
+                // A simple command is exec'd by the shell, so the subject's processes are the server's alone and
+                // the shell's own memory is not added to it; anything with shell syntax keeps the shell.
+                let command = template.replace("{port}", port);
+                let simple = !command.contains(['&', ';', '|', '<', '>', '(', ')', '$', '`', '\n']);
+                let command = if simple { format!("exec {command}") } else { command };
+                vec!["sh".into(), "-c".into(), command]
+            }
+        }
+    }
+}
+
+/// Per-start settings.
+#[derive(Clone, Debug)]
+pub struct StartOptions<'a> {
+    pub max_users: Option<u64>,
+    pub cpus: Option<&'a [usize]>,
+    /// How long to wait for the start-up line and the first 200.
+    pub timeout: Duration,
+}
+
+/// A started, ready subject. Dropping it stops it (so an error path cannot leave a server running).
+pub struct Running {
+    child: Option<Child>,
+    pub name: String,
+    pub pid: i32,
+    pub addr: SocketAddr,
+    /// Spawn to the first 200 on the ready path.
+    pub startup: Duration,
+    pub command: String,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+}
+
+/// Starts `spec` and waits until it answers 200 on its ready path.
+pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
+    let max_users = opts.max_users.map(|m| m.to_string());
+    let (argv, fixed_port) = match &spec.kind {
+        Kind::Builtin { program, .. } => {
+            if !std::path::Path::new(&program[0]).exists() && !crate::tools::installed(&program[0]) {
+                return Err(crate::usage(format!("{}: program not found: {}", spec.name, program[0])));
+            }
+            (spec.argv("0", max_users.as_deref()), None)
+        }
+        Kind::Custom { .. } => {
+            let port = free_port()?;
+            (spec.argv(&port.to_string(), max_users.as_deref()), Some(port))
+        }
+    };
+    let argv = pinned(argv, opts.cpus);
+    let command = shell_words(&argv);
+    let spawned = Instant::now();
+    let mut child = Command::new(&argv[0])
+        .args(&argv[1..])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // Its own process group, so the whole tree can be signalled at once.
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("{}: cannot run `{command}`", spec.name))?;
+    let pid = child.id() as i32;
+    LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+
+    // Drain both pipes on threads: a server that logs must never block on a full pipe, and the last lines of
+    // stderr explain a failed start.
+    let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+    {
+        let tail = Arc::clone(&stderr_tail);
+        let stderr = child.stderr.take().expect("piped stderr");
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == 5 {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+    }
+    let (tx, rx) = mpsc::channel();
+    {
+        let stdout = child.stdout.take().expect("piped stdout");
+        thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if !sent && line.starts_with("listening on http://") {
+                    let _ = tx.send(line);
+                    sent = true;
+                }
+            }
+        });
+    }
+
+    let mut running = Running {
+        child: Some(child),
+        name: spec.name.clone(),
+        pid,
+        addr: SocketAddr::from(([127, 0, 0, 1], fixed_port.unwrap_or(0))),
+        startup: Duration::ZERO,
+        command,
+        stderr_tail,
+    };
+    let deadline = spawned + opts.timeout;
+
+    if fixed_port.is_none() {
+        let line = loop {
+            running.check_alive()?;
+            match rx.recv_timeout(Duration::from_millis(20)) {
+                Ok(line) => break line,
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // Stdout closed: usually the process is exiting; give it a moment so the error says why.
+                    for _ in 0..100 {
+                        running.check_alive()?;
+                        thread::sleep(Duration::from_millis(10));
+                    }
+                    bail!("{}: closed its stdout without printing `listening on http://…`", spec.name);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() > deadline => {
+                    bail!("{}: no `listening on http://…` line within {:?}", spec.name, opts.timeout)
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        };
+        running.addr =
+            parse_listening(&line).ok_or_else(|| anyhow!("{}: cannot read the address in {line:?}", spec.name))?;
+    }
+
+    loop {
+        running.check_alive()?;
+        if status_of(running.addr, &spec.ready_path) == Some(200) {
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "{}: no 200 on GET {} within {:?} (a custom subject needs a path that answers 200: --ready-path)",
+                spec.name,
+                spec.ready_path,
+                opts.timeout
+            );
+        }
+        thread::sleep(Duration::from_millis(5));
+    }
+    running.startup = spawned.elapsed();
+    Ok(running)
+}
+
+/// Reads `HOST:PORT` from `listening on http://HOST:PORT (…)`.
+pub fn parse_listening(line: &str) -> Option<SocketAddr> {
+    let rest = line.strip_prefix("listening on http://")?;
+    let hostport = rest.split_whitespace().next()?.trim_end_matches('/');
+    hostport.parse().ok().or_else(|| {
+        let (host, port) = hostport.rsplit_once(':')?;
+        let host = if host == "localhost" { "127.0.0.1" } else { host };
+        format!("{host}:{port}").parse().ok()
+    })
+}
+
+/// A port that was free a moment ago (for custom commands that cannot be told to use port 0).
+fn free_port() -> Result<u16> {
+    let l = TcpListener::bind("127.0.0.1:0").context("cannot find a free port")?;
+    Ok(l.local_addr()?.port())
+}
+
+/// The status of `GET path` on a fresh connection, or `None` when there is no answer (yet).
+pub fn status_of(addr: SocketAddr, path: &str) -> Option<u16> {
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(200)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes()).ok()?;
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).ok()?;
+    std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
+}
+
+impl Running {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn check_alive(&mut self) -> Result<()> {
+        let child = self.child.as_mut().expect("running child");
+        if let Some(status) = child.try_wait()? {
+            thread::sleep(Duration::from_millis(50)); // Let the stderr thread catch the last lines.
+            let tail: Vec<String> =
+                self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect();
+            bail!("{}: `{}` exited ({status}) before it was ready: {}", self.name, self.command, tail.join(" / "));
+        }
+        Ok(())
+    }
+
+    /// Stops the subject: SIGTERM to its process group, up to 5 s to exit, then SIGKILL. Fails if any process of
+    /// the group is still alive afterwards.
+    pub fn stop(mut self) -> Result<()> {
+        self.terminate()
+    }
+
+    fn terminate(&mut self) -> Result<()> {
+        let Some(mut child) = self.child.take() else {
+            return Ok(());
+        };
+        let result = self.terminate_child(&mut child);
+        LIVE.lock().unwrap_or_else(|e| e.into_inner()).retain(|&g| g != self.pid);
+        result
+    }
+
+    fn terminate_child(&self, child: &mut Child) -> Result<()> {
+        let pgid = Pid::from_raw(self.pid);
+        let _ = killpg(pgid, Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let mut exited = false;
+        while Instant::now() < deadline {
+            if !exited {
+                exited = child.try_wait()?.is_some();
+            }
+            if exited && procstat::group_members(self.pid).is_empty() {
+                return Ok(());
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let _ = killpg(pgid, Signal::SIGKILL);
+        child.wait()?;
+        for _ in 0..100 {
+            if procstat::group_members(self.pid).is_empty() {
+                return Ok(());
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        bail!("{}: processes {:?} of its group survived SIGKILL", self.name, procstat::group_members(self.pid))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.terminate();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_startup_line() {
+        assert_eq!(
+            parse_listening("listening on http://127.0.0.1:4321 (10000 users, 1 worker)"),
+            Some("127.0.0.1:4321".parse().unwrap())
+        );
+        assert_eq!(
+            parse_listening("listening on http://localhost:80/ (10000 users, 2 workers)"),
+            Some("127.0.0.1:80".parse().unwrap())
+        );
+        assert_eq!(parse_listening("ready"), None);
+    }
+
+    #[test]
+    fn builtin_commands_get_the_harness_flags() {
+        let spec = SubjectSpec {
+            name: "rust".into(),
+            kind: Kind::Builtin {
+                program: vec!["users-server".into()],
+                accepts_max_users: true,
+                implements_contract: true,
+            },
+            workers: Some(1),
+            get_only: false,
+            ready_path: "/health".into(),
+            per_worker_store: false,
+        };
+        assert_eq!(
+            spec.command_template(),
+            "users-server --host 127.0.0.1 --port '{port}' --workers 1 --max-users '{max_users}'"
+        );
+        let custom = SubjectSpec {
+            name: "mine".into(),
+            kind: Kind::Custom { template: "python3 -m http.server {port}".into() },
+            workers: None,
+            get_only: false,
+            ready_path: "/".into(),
+            per_worker_store: false,
+        };
+        assert_eq!(custom.argv("8000", None), ["sh", "-c", "exec python3 -m http.server 8000"]);
+    }
+}

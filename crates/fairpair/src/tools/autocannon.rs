@@ -1,0 +1,103 @@
+//! autocannon: the article's tool, kept so `--tool autocannon --no-pin` reproduces its exact method. Node, one
+//! process: on one core it saturates its own CPU at about 20,000 requests/s, so a fast server can make it the
+//! bottleneck (the harness flags such runs as loader-bound).
+
+use anyhow::{Context, Result, anyhow};
+
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, num};
+use crate::schema::Latency;
+
+pub struct Autocannon;
+
+/// What one autocannon process can hold as a fixed rate on one core, with margin (it saturates at ~20–23k req/s).
+pub const MAX_RATE: f64 = 18_000.0;
+
+impl LoadTool for Autocannon {
+    fn name(&self) -> &'static str {
+        "autocannon"
+    }
+    fn program(&self) -> &'static str {
+        "autocannon"
+    }
+
+    fn argv(&self, spec: &LoadSpec) -> Vec<String> {
+        let mut v = vec![
+            "autocannon".to_string(),
+            "-j".into(),
+            "-n".into(),
+            "-c".into(),
+            spec.connections.to_string(),
+            "-d".into(),
+            spec.duration_s.to_string(),
+        ];
+        if let Some(rate) = spec.rate {
+            v.push("-R".into());
+            v.push(format!("{}", rate.round() as u64));
+        }
+        if spec.method != "GET" {
+            v.push("-m".into());
+            v.push(spec.method.clone());
+        }
+        if let Some(body) = &spec.body {
+            v.push("-H".into());
+            v.push("Content-Type=application/json".into());
+            v.push("-b".into());
+            v.push(body.clone());
+        }
+        v.push(spec.url.clone());
+        v
+    }
+
+    fn parse(&self, stdout: &str) -> Result<LoadResult> {
+        // With -j the whole output is one JSON object (progress goes to stderr, and -n turns it off).
+        let start = stdout.find('{').ok_or_else(|| anyhow!("no JSON in autocannon's output"))?;
+        let v: serde_json::Value = serde_json::from_str(stdout[start..].trim()).context("autocannon's JSON")?;
+        let get = |path: &[&str]| num(&v, path).ok_or_else(|| anyhow!("autocannon JSON lacks {}", path.join(".")));
+        let total = get(&["requests", "total"])? as u64;
+        // `duration` is the measured time in seconds; `requests.average` is a mean of per-second samples, which
+        // drops the last partial second, so the rate is computed from the total instead.
+        let duration_s = get(&["duration"])?;
+        Ok(LoadResult {
+            requests: total,
+            duration_s,
+            requests_per_sec: if duration_s > 0.0 { total as f64 / duration_s } else { 0.0 },
+            latency: Latency {
+                p50_ms: get(&["latency", "p50"])?,
+                p90_ms: get(&["latency", "p90"])?,
+                p99_ms: get(&["latency", "p99"])?,
+                p99_9_ms: get(&["latency", "p99_9"])?,
+                max_ms: get(&["latency", "max"])?,
+            },
+            errors: get(&["errors"])? as u64 + num(&v, &["timeouts"]).unwrap_or(0.0) as u64,
+            non_2xx: get(&["non2xx"])? as u64,
+        })
+    }
+
+    fn open_loop(&self) -> Option<OpenLoopSupport> {
+        Some(OpenLoopSupport { latency_corrected: false, max_rate: Some(MAX_RATE) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn post_carries_method_header_and_body() {
+        let spec = LoadSpec {
+            url: "http://127.0.0.1:9/users".into(),
+            method: "POST".into(),
+            body: Some("{}".into()),
+            connections: 50,
+            duration_s: 15,
+            threads: 1,
+            rate: Some(1234.4),
+            script: None,
+        };
+        let argv = Autocannon.argv(&spec).join(" ");
+        assert_eq!(
+            argv,
+            "autocannon -j -n -c 50 -d 15 -R 1234 -m POST -H Content-Type=application/json -b {} http://127.0.0.1:9/users"
+        );
+    }
+}

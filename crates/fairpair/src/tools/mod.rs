@@ -1,0 +1,216 @@
+//! Load tools behind one trait, so every subject is loaded by the same command with only the port changed.
+//!
+//! Each adapter knows three things: the exact command line for a load (closed-loop at a connection count, or
+//! open-loop at a rate), how to read the tool's machine-readable output, and how to ask the tool its version. Running
+//! the command, pinning it and measuring its CPU time is shared here, so no adapter can do it differently.
+
+pub mod autocannon;
+pub mod oha;
+pub mod wrk;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+
+use crate::schema::Latency;
+use crate::usage;
+
+/// What to load: one scenario against one address.
+#[derive(Clone, Debug)]
+pub struct LoadSpec {
+    pub url: String,
+    pub method: String,
+    pub body: Option<String>,
+    pub connections: u32,
+    pub duration_s: u64,
+    /// Load-generator threads, for tools that take them (wrk `-t`).
+    pub threads: u32,
+    /// Open-loop: total requests per second to send, or `None` for as fast as answered.
+    pub rate: Option<f64>,
+    /// A file the tool needs (the wrk Lua script), written by [`LoadTool::prepare`].
+    pub script: Option<PathBuf>,
+}
+
+/// What a tool reports about one run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LoadResult {
+    pub requests: u64,
+    pub duration_s: f64,
+    pub requests_per_sec: f64,
+    pub latency: Latency,
+    pub errors: u64,
+    pub non_2xx: u64,
+}
+
+pub trait LoadTool {
+    fn name(&self) -> &'static str;
+    /// The executable looked up on `PATH`.
+    fn program(&self) -> &'static str;
+    /// Writes any file the tool needs for this scenario into `dir` and returns the text written (recorded in the
+    /// results) — only wrk needs one.
+    fn prepare(&self, _dir: &Path, _scenario: &str, _spec: &LoadSpec) -> Result<Option<(PathBuf, String)>> {
+        Ok(None)
+    }
+    /// The command line, program first.
+    fn argv(&self, spec: &LoadSpec) -> Vec<String>;
+    fn parse(&self, stdout: &str) -> Result<LoadResult>;
+    /// Whether it can hold a fixed rate, and whether its latencies are then corrected for coordinated omission.
+    fn open_loop(&self) -> Option<OpenLoopSupport>;
+    fn version(&self) -> String {
+        crate::env::first_line_of(&[self.program(), "--version"]).unwrap_or_else(|| "not installed".into())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OpenLoopSupport {
+    pub latency_corrected: bool,
+    /// The highest rate it can drive, requests/s per loader CPU it may use; `None` when not limited in practice.
+    pub max_rate: Option<f64>,
+}
+
+/// Looks a tool up by name (`wrk`, `oha`, `autocannon`).
+pub fn by_name(name: &str) -> Option<Box<dyn LoadTool>> {
+    match name {
+        "wrk" => Some(Box::new(wrk::Wrk)),
+        "oha" => Some(Box::new(oha::Oha)),
+        "autocannon" => Some(Box::new(autocannon::Autocannon)),
+        _ => None,
+    }
+}
+
+/// Whether `program` is on `PATH`.
+pub fn installed(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| {
+            let p = dir.join(program);
+            p.is_file()
+                && std::fs::metadata(&p)
+                    .is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
+        })
+    })
+}
+
+/// Fails with a one-line, actionable message when the tool is missing.
+pub fn require(tool: &dyn LoadTool) -> Result<()> {
+    if installed(tool.program()) {
+        return Ok(());
+    }
+    let how = match tool.name() {
+        "wrk" => "install it with `apt-get install wrk` (or run scripts/compare, which does)",
+        "oha" => "install it with `cargo install oha --locked` (scripts/setup-tools)",
+        _ => "install it with `npm install -g autocannon` (scripts/setup-tools)",
+    };
+    Err(usage(format!("load tool `{}` not found on PATH: {how}", tool.name())))
+}
+
+/// One finished tool invocation.
+#[derive(Clone, Debug)]
+pub struct Invocation {
+    pub command: String,
+    pub stdout: String,
+    pub result: LoadResult,
+    /// CPU time the tool used (user + system, all its threads), microseconds.
+    pub cpu_us: f64,
+    pub wall_s: f64,
+}
+
+/// Runs the tool to completion, pinned to `cpus` when given, and measures its CPU time.
+///
+/// The tool's CPU time comes from `getrusage(RUSAGE_CHILDREN)` before and after reaping it: the servers are still
+/// running (not yet reaped) at that point, so the difference is the tool's alone.
+pub fn invoke(tool: &dyn LoadTool, spec: &LoadSpec, cpus: Option<&[usize]>) -> Result<Invocation> {
+    let argv = tool.argv(spec);
+    let full = pinned(argv, cpus);
+    let command = shell_words(&full);
+    let before = children_cpu_us();
+    let start = Instant::now();
+    let out = Command::new(&full[0])
+        .args(&full[1..])
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot run {}", full[0]))?;
+    let wall_s = start.elapsed().as_secs_f64();
+    let cpu_us = children_cpu_us() - before;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        bail!("`{command}` failed ({}): {}", out.status, stderr.lines().last().unwrap_or("").trim());
+    }
+    let result = tool.parse(&stdout).with_context(|| {
+        format!("cannot read the output of `{command}` (stderr: {})", String::from_utf8_lossy(&out.stderr).trim())
+    })?;
+    Ok(Invocation { command, stdout, result, cpu_us, wall_s })
+}
+
+/// Prefixes `taskset -c LIST` when pinning; the tool then starts on those CPUs and so do all its threads.
+pub fn pinned(argv: Vec<String>, cpus: Option<&[usize]>) -> Vec<String> {
+    match cpus {
+        Some(cpus) => {
+            let mut v = vec!["taskset".to_string(), "-c".to_string(), crate::procstat::format_cpu_list(cpus)];
+            v.extend(argv);
+            v
+        }
+        None => argv,
+    }
+}
+
+fn children_cpu_us() -> f64 {
+    use nix::sys::resource::{UsageWho, getrusage};
+    match getrusage(UsageWho::RUSAGE_CHILDREN) {
+        Ok(u) => {
+            let t = |tv: nix::sys::time::TimeVal| tv.tv_sec() as f64 * 1e6 + tv.tv_usec() as f64;
+            t(u.user_time()) + t(u.system_time())
+        }
+        Err(_) => 0.0,
+    }
+}
+
+/// Joins argv into a line a reader can paste into a shell (single-quoting what needs it).
+pub fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|a| {
+            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c)) {
+                a.clone()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Reads a JSON number that may be absent or null.
+pub(crate) fn num(v: &serde_json::Value, path: &[&str]) -> Option<f64> {
+    let mut cur = v;
+    for key in path {
+        cur = cur.get(key)?;
+    }
+    cur.as_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words_quote_what_needs_it() {
+        let argv: Vec<String> =
+            ["wrk", "-c", "50", "http://127.0.0.1:1/users/500", "a b", "it's"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(shell_words(&argv), r"wrk -c 50 http://127.0.0.1:1/users/500 'a b' 'it'\''s'");
+    }
+
+    #[test]
+    fn pinning_prefixes_taskset() {
+        let v = pinned(vec!["wrk".into()], Some(&[1, 2, 3]));
+        assert_eq!(v, ["taskset", "-c", "1-3", "wrk"]);
+        assert_eq!(pinned(vec!["wrk".into()], None), ["wrk"]);
+    }
+
+    #[test]
+    fn unknown_tools_are_none() {
+        assert!(by_name("ab").is_none());
+        assert_eq!(by_name("oha").unwrap().name(), "oha");
+    }
+}

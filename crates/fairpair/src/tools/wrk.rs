@@ -1,0 +1,180 @@
+//! wrk: the default tool. C, epoll, one thread per loader CPU; on one core it drives far more requests per second
+//! than autocannon, so the server, not the tool, is what gets measured.
+//!
+//! The request (method, body, headers) is set at the top level of a Lua script, the only place wrk applies it to
+//! every connection, and the script's `done()` prints the exact percentiles from wrk's own histogram as one JSON line
+//! (the text summary rounds them and has no p99.9).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow};
+
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, num};
+use crate::schema::Latency;
+
+pub struct Wrk;
+
+/// The marker that starts the JSON line our `done()` prints.
+const MARKER: &str = "{\"fairpair_wrk\":1";
+
+impl LoadTool for Wrk {
+    fn name(&self) -> &'static str {
+        "wrk"
+    }
+    fn program(&self) -> &'static str {
+        "wrk"
+    }
+
+    fn prepare(&self, dir: &Path, scenario: &str, spec: &LoadSpec) -> Result<Option<(PathBuf, String)>> {
+        let text = script(&spec.method, spec.body.as_deref());
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let path = dir.join(format!("wrk-{scenario}.lua"));
+        std::fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Some((path, text)))
+    }
+
+    fn argv(&self, spec: &LoadSpec) -> Vec<String> {
+        // wrk refuses fewer connections than threads.
+        let threads = spec.threads.clamp(1, spec.connections.max(1));
+        let mut v = vec![
+            "wrk".to_string(),
+            "-t".into(),
+            threads.to_string(),
+            "-c".into(),
+            spec.connections.to_string(),
+            "-d".into(),
+            format!("{}s", spec.duration_s),
+            "--timeout".into(),
+            "10s".into(),
+        ];
+        if let Some(script) = &spec.script {
+            v.push("-s".into());
+            v.push(script.display().to_string());
+        }
+        v.push(spec.url.clone());
+        v
+    }
+
+    fn parse(&self, stdout: &str) -> Result<LoadResult> {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(MARKER))
+            .ok_or_else(|| anyhow!("no JSON line from the fairpair wrk script (was wrk run with -s?)"))?;
+        let v: serde_json::Value = serde_json::from_str(line).context("the wrk script's JSON line")?;
+        let get = |path: &[&str]| num(&v, path).ok_or_else(|| anyhow!("wrk JSON lacks {}", path.join(".")));
+        let ms = |key: &str| -> Result<f64> { Ok(get(&["latency_us", key])? / 1000.0) };
+        let requests = get(&["requests"])? as u64;
+        let duration_s = get(&["duration_us"])? / 1e6;
+        let errors = ["connect", "read", "write", "timeout"]
+            .iter()
+            .map(|k| get(&["errors", k]).map(|x| x as u64))
+            .sum::<Result<u64>>()?;
+        Ok(LoadResult {
+            requests,
+            duration_s,
+            requests_per_sec: if duration_s > 0.0 { requests as f64 / duration_s } else { 0.0 },
+            latency: Latency {
+                p50_ms: ms("p50")?,
+                p90_ms: ms("p90")?,
+                p99_ms: ms("p99")?,
+                p99_9_ms: ms("p99_9")?,
+                max_ms: ms("max")?,
+            },
+            errors,
+            non_2xx: get(&["errors", "status"])? as u64,
+        })
+    }
+
+    fn open_loop(&self) -> Option<OpenLoopSupport> {
+        // wrk has no rate limit (wrk2 has, but is not packaged); it is closed-loop only.
+        None
+    }
+
+    fn version(&self) -> String {
+        // `wrk -v` prints "wrk 4.1.0 [epoll] Copyright …" and exits 1.
+        crate::env::first_line_of(&["wrk", "-v"])
+            .map(|l| l.split(" Copyright").next().unwrap_or(&l).to_string())
+            .unwrap_or_else(|| "not installed".into())
+    }
+}
+
+/// The Lua script: the request at the top level, and a `done()` that prints one JSON line.
+pub fn script(method: &str, body: Option<&str>) -> String {
+    let mut s =
+        String::from("-- Written by fairpair. The request is set at the top level so every connection uses it.\n");
+    s.push_str(&format!("wrk.method = {}\n", lua_string(method)));
+    if let Some(body) = body {
+        s.push_str(&format!("wrk.body = {}\n", lua_string(body)));
+        s.push_str("wrk.headers[\"Content-Type\"] = \"application/json\"\n");
+    }
+    s.push_str(
+        r#"
+-- Exact figures from wrk's histogram (microseconds), as one JSON line the harness reads.
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    '{"fairpair_wrk":1,"requests":%d,"duration_us":%d,"bytes":%d,' ..
+    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"latency_us":{"min":%d,"mean":%.3f,"stdev":%.3f,"max":%d,"p50":%d,"p90":%d,"p99":%d,"p99_9":%d}}\n',
+    summary.requests, summary.duration, summary.bytes,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency.min, latency.mean, latency.stdev, latency.max,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9)))
+end
+"#,
+    );
+    s
+}
+
+/// A Lua string literal: printable ASCII as is, every other byte as a decimal escape, so any body survives.
+fn lua_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for b in text.bytes() {
+        match b {
+            b'"' | b'\\' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lua_strings_escape_quotes_and_bytes() {
+        assert_eq!(lua_string(r#"{"a":"\n"}"#), r#""{\"a\":\"\\n\"}""#);
+        assert_eq!(lua_string("é\n"), r#""\195\169\010""#);
+    }
+
+    #[test]
+    fn post_script_sets_the_request_at_top_level() {
+        let s = script("POST", Some(r#"{"name":"x"}"#));
+        assert!(s.contains("wrk.method = \"POST\"\n"));
+        assert!(s.contains("wrk.body = \"{\\\"name\\\":\\\"x\\\"}\"\n"));
+        assert!(s.contains("wrk.headers[\"Content-Type\"] = \"application/json\"\n"));
+        assert!(!script("GET", None).contains("wrk.body"));
+    }
+
+    #[test]
+    fn threads_never_exceed_connections() {
+        let spec = LoadSpec {
+            url: "http://127.0.0.1:1/".into(),
+            method: "GET".into(),
+            body: None,
+            connections: 1,
+            duration_s: 2,
+            threads: 4,
+            rate: None,
+            script: None,
+        };
+        let argv = Wrk.argv(&spec);
+        assert_eq!(argv[..7], ["wrk", "-t", "1", "-c", "1", "-d", "2s"]);
+    }
+}

@@ -1,0 +1,71 @@
+//! Bad input: exit status 2 and one line on stderr, never a panic or a usage block.
+
+mod common;
+
+use std::process::{Command, Output};
+
+fn fairpair(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fairpair")).args(args).output().unwrap()
+}
+
+fn assert_usage_error(args: &[&str], needle: &str) {
+    let out = fairpair(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_status_2() {
+    assert_usage_error(&["run", "--subjects", "ruby"], "unknown subject \"ruby\"");
+    assert_usage_error(&["run", "--subjects", "ceiling", "--scenarios", "put"], "unknown scenario \"put\"");
+    assert_usage_error(&["run", "--subjects", "ceiling", "--scenario", "x=GET"], "--scenario expects NAME=METHOD:PATH");
+    assert_usage_error(&["run", "--subjects", "ceiling", "--scenario", "x=get:/"], "must be upper-case");
+    assert_usage_error(
+        &["run", "--subjects", "ceiling", "--subject", "mine=python3 -m http.server"],
+        "must contain {port}",
+    );
+    assert_usage_error(&["run", "--subjects", "ceiling", "--subject", "no equals sign"], "--subject expects NAME=");
+    assert_usage_error(&["run", "--subjects", "ceiling", "--tool", "ab"], "unknown load tool");
+    assert_usage_error(&["run", "--subjects", "ceiling", "--connections", "0"], "--connections");
+    assert_usage_error(&["run", "--subjects", "ceiling", "--connections", "many"], "invalid value 'many'");
+    assert_usage_error(&["run", "--subjects", "ceiling", "--server-cpus", "0-"], "--server-cpus");
+    assert_usage_error(
+        &["run", "--subjects", "rust", "--users-server", "/no/such/users-server"],
+        "the Rust server not found",
+    );
+    assert_usage_error(
+        &["run", "--subjects", "node", "--node-server", "/no/such/server.js"],
+        "the Node server not found",
+    );
+    assert_usage_error(&["run", "--bogus"], "unexpected argument '--bogus'");
+    assert_usage_error(&["frobnicate"], "unrecognized subcommand");
+    assert_usage_error(&[], "a command is required");
+    assert_usage_error(&["verify"], "were not provided: <URL>");
+    assert_usage_error(&["report", "/no/such/benchmark.json"], "cannot read");
+}
+
+#[test]
+fn a_missing_load_tool_is_named_with_how_to_install_it() {
+    common::sibling_binary("ceiling");
+    let dir = common::temp_dir("cli-no-tool");
+    let out = Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .args(["run", "--subjects", "ceiling", "--out"])
+        .arg(&dir)
+        .env("PATH", &dir) // An empty directory: no wrk on this PATH.
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("load tool `wrk` not found") && stderr.contains("apt-get install wrk"), "{stderr}");
+}
+
+#[test]
+fn help_exits_0() {
+    let out = fairpair(&["run", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("--allow-unverified"));
+}

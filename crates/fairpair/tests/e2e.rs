@@ -1,0 +1,86 @@
+//! `fairpair run` end to end with tiny durations: verification, closed-loop runs, open loop, memory, summaries,
+//! `benchmark.json`, the report and its charts. Uses the ceiling, plus the Rust and Node servers when they are built
+//! and present in the workspace. Needs wrk (CI installs it); fails, rather than passes, without it.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use fairpair::schema::Benchmark;
+
+#[test]
+fn a_tiny_run_writes_results_and_report() {
+    common::require_wrk();
+    common::sibling_binary("ceiling");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out_dir = common::temp_dir("e2e");
+    let mut subjects = vec!["ceiling"];
+    let users_server = PathBuf::from(env!("CARGO_BIN_EXE_fairpair")).with_file_name("users-server");
+    if users_server.is_file() {
+        subjects.push("rust");
+    }
+    let node_server = root.join("servers-node/server.js");
+    if node_server.is_file() {
+        subjects.push("node");
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .current_dir(&root)
+        .args(["run", "--subjects", &subjects.join(","), "--scenarios", "get,post", "--connections", "4"])
+        .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--memory-repeats", "1", "--memory-duration", "1"])
+        .args([
+            "--memory-connections",
+            "8",
+            "--open-loop-rates",
+            "0.1",
+            "--open-loop-duration",
+            "1",
+            "--idle-wait",
+            "0",
+        ])
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stderr}\n{stdout}");
+    assert!(stderr.contains("estimated"), "the estimate is printed up front: {stderr}");
+    assert!(stdout.contains("subject") && stdout.contains("ceiling"), "summary table: {stdout}");
+
+    let text = std::fs::read_to_string(out_dir.join("benchmark.json")).unwrap();
+    let bench: Benchmark = serde_json::from_str(&text).unwrap();
+    assert_eq!(bench.schema_version, fairpair::schema::SCHEMA_VERSION);
+    // Verification first: a server failing the contract is (rightly) not measured, which would fail what follows.
+    for s in &bench.subjects {
+        let want = if s.name == "ceiling" { "not-applicable" } else { "passed" };
+        assert_eq!(s.verification.status, want, "{}: {:?}", s.name, s.verification.failures);
+    }
+    // The ceiling runs GET only; the others run GET and POST.
+    let expected_runs = 1 + 2 * (subjects.len() - 1);
+    assert_eq!(bench.runs.len(), expected_runs, "{:?}", bench.flags);
+    for run in &bench.runs {
+        assert!(run.requests > 0 && run.requests_per_sec > 0.0, "{run:?}");
+        assert!(run.command.starts_with("taskset -c ") || !bench.settings.pinned);
+        assert!(run.command.contains("wrk -t"), "{}", run.command);
+        assert!(run.server_cpu_ms > 0.0, "server CPU is measured: {run:?}");
+        assert_eq!(run.errors, 0, "{run:?}");
+        assert_eq!(run.non_2xx, 0, "{run:?}");
+        if run.scenario == "post" {
+            assert_eq!(run.max_users, Some(bench.settings.post_max_users));
+        }
+    }
+    assert_eq!(bench.summaries.len(), expected_runs);
+    assert_eq!(bench.memory.len(), subjects.len());
+    for m in &bench.memory {
+        assert!(m.idle.rss_kib > 0 && m.after_load.rss_kib > 0 && m.startup_ms > 0.0, "{m:?}");
+    }
+    assert!(!bench.environment.cpu_model.is_empty());
+
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(report.contains("## Throughput (requests/s)"));
+    for chart in ["throughput.svg", "latency-get-4.svg", "memory.svg"] {
+        assert!(out_dir.join(chart).is_file(), "{chart}");
+    }
+    let _ = std::fs::remove_dir_all(out_dir);
+}

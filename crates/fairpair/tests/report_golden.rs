@@ -1,0 +1,74 @@
+//! The report against golden files: a fixed `benchmark.json` (a real small run: the ceiling and two custom subjects)
+//! must give exactly the committed `report.md` and charts. After an intended change to the report, regenerate with
+//! `UPDATE_GOLDEN=1 cargo test -p fairpair --test report_golden` and review the diff.
+
+use std::path::PathBuf;
+
+use fairpair::report;
+
+fn golden_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden")
+}
+
+#[test]
+fn report_matches_the_golden_files() {
+    let bench = report::load(&golden_dir().join("benchmark.json")).unwrap();
+    let (markdown, charts) = report::render(&bench);
+    let mut files = vec![("report.md".to_string(), markdown)];
+    files.extend(charts);
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    for (name, text) in &files {
+        let path = golden_dir().join(name);
+        if update {
+            std::fs::write(&path, text).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_GOLDEN=1 creates it)", path.display()));
+        if *text != want {
+            let line = text.lines().zip(want.lines()).position(|(a, b)| a != b).unwrap_or(0);
+            panic!(
+                "{name} differs from the golden file at line {}:\n got: {:?}\nwant: {:?}\n(UPDATE_GOLDEN=1 regenerates)",
+                line + 1,
+                text.lines().nth(line),
+                want.lines().nth(line)
+            );
+        }
+    }
+    assert!(files.iter().any(|(n, _)| n == "throughput.svg"));
+    assert!(files.iter().any(|(n, _)| n == "memory.svg"));
+}
+
+#[test]
+fn the_report_says_what_a_reader_must_know() {
+    let bench = report::load(&golden_dir().join("benchmark.json")).unwrap();
+    let (md, _) = report::render(&bench);
+    for needle in [
+        "## Environment",
+        "## Exact commands",
+        "## Throughput (requests/s)",
+        "## Memory and start-up",
+        "## Ratios and verdicts",
+        "**UNVERIFIED**",
+        "of the ceiling baseline",
+        "## Flags",
+    ] {
+        assert!(md.contains(needle), "missing {needle:?}");
+    }
+    // Every flag in the file appears in the report.
+    for f in &bench.flags {
+        assert!(md.contains(&f.message), "flag not reported: {}", f.message);
+    }
+}
+
+#[test]
+fn files_of_another_schema_version_are_refused() {
+    let dir = std::env::temp_dir().join(format!("fairpair-golden-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(golden_dir().join("benchmark.json")).unwrap();
+    let path = dir.join("old.json");
+    std::fs::write(&path, text.replacen("\"schema_version\": 1", "\"schema_version\": 0", 1)).unwrap();
+    let e = report::load(&path).unwrap_err().to_string();
+    assert!(e.contains("schema version"), "{e}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
