@@ -30,6 +30,9 @@ struct Ctx<'a> {
     plan: &'a Plan,
     tool: Box<dyn LoadTool>,
     bar: ProgressBar,
+    /// Whether stderr is a terminal. indicatif draws nothing otherwise, so a run logged to a file or a CI job would
+    /// show no progress at all; then each step is printed as a line instead.
+    tty: bool,
     hz: f64,
     scripts: BTreeMap<String, std::path::PathBuf>,
 }
@@ -89,7 +92,8 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
             .expect("valid template"),
     );
     bar.enable_steady_tick(Duration::from_millis(250));
-    let mut ctx = Ctx { plan, tool, bar, hz: procstat::ticks_per_second(), scripts: BTreeMap::new() };
+    let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut ctx = Ctx { plan, tool, bar, tty, hz: procstat::ticks_per_second(), scripts: BTreeMap::new() };
 
     let mut bench = Benchmark {
         schema_version: SCHEMA_VERSION,
@@ -126,7 +130,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     // 1. Verify every subject before measuring any.
     let mut measurable = vec![true; plan.subjects.len()];
     for (i, spec) in plan.subjects.iter().enumerate() {
-        ctx.bar.set_message(format!("verifying {}", spec.name));
+        ctx.status(format!("verifying {}", spec.name));
         let mut verification = verify::verify_subject(spec, &ctx.start_options(None))
             .with_context(|| format!("verifying {}", spec.name))?;
         ctx.bar.inc(if spec.implements_contract() { 40 } else { 0 });
@@ -180,7 +184,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
             for &si in &cell.subjects {
                 done += 1;
                 let spec = &plan.subjects[si];
-                ctx.bar.set_message(format!(
+                ctx.status(format!(
                     "run {done}/{total}: {} {} c={} #{repeat}",
                     spec.name, scenario.name, cell.connections
                 ));
@@ -202,7 +206,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     // 4. Memory, in runs of its own.
     for repeat in 1..=plan.memory_repeats {
         for (si, spec) in plan.subjects.iter().enumerate() {
-            ctx.bar.set_message(format!("memory {} #{repeat}", spec.name));
+            ctx.status(format!("memory {} #{repeat}", spec.name));
             if measurable[si] {
                 match ctx.memory_run(spec, repeat) {
                     Ok(run) => bench.memory.push(run),
@@ -268,6 +272,25 @@ fn load_spec(plan: &Plan, s: &Scenario, base: &str, connections: u32, duration_s
 }
 
 impl Ctx<'_> {
+    /// Shows what the run is doing now: on the progress bar, or as a line with the elapsed time and the estimate of
+    /// what is left when stderr is not a terminal.
+    fn status(&self, message: String) {
+        if !self.tty {
+            let elapsed = self.bar.elapsed().as_secs();
+            // The bar counts tenths of a second of the plan's estimate: what is left of it is the plan's own
+            // estimate of the time left, steadier than a rate extrapolated from the first few steps.
+            let left = self.bar.length().unwrap_or(0).saturating_sub(self.bar.position()) / 10;
+            eprintln!(
+                "fairpair: [{:02}:{:02}] {message} (about {} min {:02} s left)",
+                elapsed / 60,
+                elapsed % 60,
+                left / 60,
+                left % 60
+            );
+        }
+        self.bar.set_message(message);
+    }
+
     fn start_options(&self, max_users: Option<u64>) -> StartOptions<'_> {
         StartOptions {
             max_users,
@@ -442,7 +465,7 @@ impl Ctx<'_> {
                 continue;
             };
             for (si, spec) in plan.subjects.iter().enumerate() {
-                self.bar.set_message(format!("open loop {} at {rate:.0}/s", spec.name));
+                self.status(format!("open loop {} at {rate:.0}/s", spec.name));
                 if measurable[si] {
                     match self.open_loop_run(tool, spec, scenario, connections, fraction, rate) {
                         Ok(run) => {

@@ -16,6 +16,8 @@
 //! Slow parts that need minutes (the soak, slowhttptest with the real 10 s limits, schemathesis) are scripts in
 //! `scripts/`, not tests.
 
+use nix::sys::signal::{kill, killpg};
+use nix::unistd::Pid;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -25,6 +27,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use contract;
+pub use nix::sys::signal::Signal;
 
 /// Which server to start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,16 +137,18 @@ impl Server {
         self.child.id()
     }
 
-    /// Sends a signal by name (`TERM`, `INT`, `KILL`) to the server's main process.
-    pub fn signal(&self, name: &str) {
-        // The `kill` command rather than libc: this workspace forbids `unsafe`.
-        let status = Command::new("kill").arg(format!("-{name}")).arg(self.pid().to_string()).status();
-        assert!(status.is_ok_and(|s| s.success()), "kill -{name} {} failed", self.pid());
+    /// Sends a signal (`Signal::SIGTERM`, say) to the server's main process.
+    pub fn signal(&self, signal: Signal) {
+        kill(self.nix_pid(), signal).unwrap_or_else(|e| panic!("sending {signal} to {} failed: {e}", self.pid()));
+    }
+
+    fn nix_pid(&self) -> Pid {
+        Pid::from_raw(i32::try_from(self.pid()).expect("pids fit in an i32"))
     }
 
     /// Sends SIGTERM and waits up to `within` for the process to exit; returns its status and how long it took.
     pub fn terminate(&mut self, within: Duration) -> Option<(ExitStatus, Duration)> {
-        self.signal("TERM");
+        self.signal(Signal::SIGTERM);
         self.wait_exit(within)
     }
 
@@ -172,7 +177,7 @@ impl Drop for Server {
     fn drop(&mut self) {
         if !self.stopped {
             // The whole process group: a cluster primary's workers included.
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.pid())]).status();
+            let _ = killpg(self.nix_pid(), Signal::SIGKILL);
             let _ = self.child.wait();
         }
     }

@@ -1,7 +1,7 @@
 //! Shutdown and faults: SIGTERM under load, a client reset mid-body, the store filling up under sustained POSTs.
 
 use contract::Connection;
-use faults::{Kind, Limits, Server, body, created_id, exchange, get_bytes, post_bytes, status};
+use faults::{Kind, Limits, Server, Signal, body, created_id, exchange, get_bytes, post_bytes, status};
 use std::io::ErrorKind;
 use std::net::{SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -75,7 +75,7 @@ fn sigterm_under_load(kind: Kind) {
     assert!(before > 100, "{}: the load reached only {before} responses before the signal", kind.name());
 
     let signalled = Instant::now();
-    server.signal("TERM");
+    server.signal(Signal::SIGTERM);
     thread::sleep(Duration::from_millis(500));
     slow.write(body.as_bytes()).unwrap();
     let answer = slow.response(false, Duration::from_secs(10)).unwrap().expect("the in-flight request is answered");
