@@ -4,12 +4,12 @@
 // Run it with `node server.js` (or `npm start`), then try `curl http://127.0.0.1:3000/users/500`.
 // Flags and environment variables (the contract's table; `node server.js --help` lists them):
 //   --host / HOST (127.0.0.1), --port / PORT (3000; 0 = any free port), --workers / WORKERS (1; N > 1 runs a
-//   `cluster` of N processes), --max-users / MAX_USERS (1,000,000; 10,000..16,777,216, per worker), --log (per-request
+//   `cluster`: a primary and N worker processes), --max-users / MAX_USERS (1,000,000; 10,000..16,777,216, per worker), --log (per-request
 //   lines on stderr). Test-only: --header-timeout-ms, --body-timeout-ms, --shutdown-timeout-ms (10,000 each).
 //
 // The API (contract/CONTRACT.md has every rule):
 //   GET  /users/{id}  200 the user, 404 {"error":"not found"}
-//   POST /users       201 the new user with Location; 400, 413, 415 or 507 with {"error":"…"}
+//   POST /users       201 the new user with Location; 400, 408, 413, 415 or 507 with {"error":"…"}
 //   GET  /health      200 {"status":"ok"}
 //   GET  /            200 Hello, World! (text/plain)
 //   HEAD on each GET route; another method on a known path is 405 with Allow.

@@ -135,7 +135,9 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             .flags
             .iter()
             .filter(|f| {
-                f.subject == s.subject
+                // `rate-not-reached` belongs to the open-loop phase, not to these closed-loop runs.
+                f.kind != "rate-not-reached"
+                    && f.subject == s.subject
                     && f.scenario.as_deref() == Some(&s.scenario)
                     && f.connections == Some(s.connections)
             })

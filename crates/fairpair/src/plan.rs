@@ -183,6 +183,14 @@ impl Plan {
         if duration_s == 0 || repeats == 0 {
             return Err(usage("--duration and --repeats must be at least 1"));
         }
+        // Values that cannot mean anything are refused rather than quietly raised, so that the report never
+        // describes a run the user did not ask for.
+        if args.memory_connections == 0 || args.start_timeout == 0 {
+            return Err(usage("--memory-connections and --start-timeout must be at least 1"));
+        }
+        if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
+            return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
+        }
         if crate::tools::by_name(&args.tool).is_none() {
             return Err(usage(format!("unknown load tool {:?} (expected wrk, oha or autocannon)", args.tool)));
         }
@@ -408,13 +416,13 @@ impl Plan {
             open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
             memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
             memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-            memory_connections: args.memory_connections.max(1),
+            memory_connections: args.memory_connections,
             memory_settle_ms: if q { 300 } else { 1000 },
             post_max_users,
             idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
             idle_threshold_percent: args.idle_threshold,
             allow_unverified: args.allow_unverified,
-            start_timeout_s: args.start_timeout.max(1),
+            start_timeout_s: args.start_timeout,
             out: args.out.clone(),
             skipped,
         })

@@ -20,10 +20,8 @@ pub fn load(path: &Path) -> Result<Benchmark> {
         serde_json::from_str(&text).map_err(|e| usage(format!("{} is not JSON: {e}", path.display())))?;
     let version = value.get("schema_version").and_then(|v| v.as_u64());
     if version != Some(u64::from(SCHEMA_VERSION)) {
-        return Err(usage(format!(
-            "{}: schema version {version:?}, this fairpair reads version {SCHEMA_VERSION}",
-            path.display()
-        )));
+        let found = version.map_or("no schema_version".to_owned(), |v| format!("schema version {v}"));
+        return Err(usage(format!("{}: {found}, this fairpair reads version {SCHEMA_VERSION}", path.display())));
     }
     serde_json::from_value(value).map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))
 }

@@ -16,7 +16,9 @@
 //! | another method on a known path | 405 with `Allow` |
 //! | anything else | 404 `not found` |
 //!
-//! Every error is `{"error":"<message>"}` with `Content-Type: application/json`.
+//! Every error the application answers is `{"error":"<message>"}` with `Content-Type: application/json`; only
+//! the errors hyper answers itself before a request exists (431 for an oversize head, 400 for a malformed one) have
+//! an empty body, as the contract allows.
 //!
 //! ## Layout
 //!
