@@ -122,7 +122,10 @@ function parseInteger(text, what, min, max) {
   return value;
 }
 
-/** An IP address, v4 or v6, as the Rust server takes it (a name such as `localhost` would need a resolver). */
+/**
+ * An IP address, v4 or v6. The Rust server also resolves a host name such as `localhost`; this one keeps to
+ * addresses (a name would need a resolver before listening), a difference the README lists.
+ */
 function parseHost(text, what) {
   if (net.isIP(text) === 0) {
     throw new ConfigError(`${what}: '${text}' is not an IP address`);
