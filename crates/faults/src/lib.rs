@@ -12,7 +12,8 @@
 //!   normal client keeps being served;
 //! - `shutdown.rs`: SIGTERM under load, a client reset mid-body, the capacity limit.
 //!
-//! This file holds what they share: starting and stopping a server ([`Server`]), and reading its memory.
+//! This file holds what they share: starting and stopping a server ([`Server`]); its memory is read with the
+//! harness's own `/proc` code (`fairpair::procstat`).
 //! Slow parts that need minutes (the soak, slowhttptest with the real 10 s limits, schemathesis) are scripts in
 //! `scripts/`, not tests.
 
@@ -167,9 +168,10 @@ impl Server {
         }
     }
 
-    /// Resident memory in KiB, summed over the server's process and its children (the cluster's workers).
+    /// Resident memory in KiB, summed over the server's process and its children (the cluster's workers), read
+    /// the same way the harness reads it.
     pub fn rss_kib(&self) -> u64 {
-        process_tree(self.pid()).iter().filter_map(|pid| status_field(*pid, "VmRSS:")).sum()
+        fairpair::procstat::tree_memory(self.nix_pid().as_raw()).rss_kib
     }
 }
 
@@ -201,39 +203,6 @@ fn wait_for_listening_line(stdout: std::process::ChildStdout, within: Duration) 
     let rest = line.strip_prefix("listening on http://").ok_or_else(|| format!("unexpected start-up line {line:?}"))?;
     let host_port = rest.split(' ').next().unwrap_or("");
     host_port.parse().map_err(|_| format!("unexpected start-up line {line:?}"))
-}
-
-/// A process and all its descendants, found by scanning `/proc/*/stat` for parent pids (these kernels have no
-/// `/proc/PID/task/*/children` file).
-pub fn process_tree(root: u32) -> Vec<u32> {
-    let mut parents = Vec::new();
-    if let Ok(dir) = std::fs::read_dir("/proc") {
-        for entry in dir.flatten() {
-            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
-            // The command name is in parentheses and may hold spaces: the fields that follow come after the last ')'.
-            let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else { continue };
-            let ppid = after.split_whitespace().nth(1).and_then(|s| s.parse::<u32>().ok());
-            if let Some(ppid) = ppid {
-                parents.push((pid, ppid));
-            }
-        }
-    }
-    let mut tree = vec![root];
-    let mut i = 0;
-    while i < tree.len() {
-        let parent = tree[i];
-        tree.extend(parents.iter().filter(|(_, pp)| *pp == parent).map(|(p, _)| *p));
-        i += 1;
-    }
-    tree
-}
-
-/// A `kB` field of `/proc/PID/status`, such as `VmRSS:` or `VmHWM:`.
-pub fn status_field(pid: u32, field: &str) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with(field))?;
-    line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()
 }
 
 /// One request on a new connection: the answer, or a panic naming what went wrong (tests only).
