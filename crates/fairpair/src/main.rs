@@ -112,6 +112,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
                         plan.repeats
                     );
                 }
+                eprintln!("fairpair: open-loop tool: {}", open_loop_tool(&plan));
                 return Ok(ExitCode::SUCCESS);
             }
             let result = bench::run(&plan, std::env::args().collect())?;
@@ -154,6 +155,20 @@ fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Re
         c.count(compare::Change::NoiseUnknown)
     );
     Ok(if fail_on_regression && c.regressions() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Which tool the open-loop phase will use, as `bench` chooses it: oha when it is on `PATH`, else autocannon (at the
+/// rates it can hold), else none. Printed by `--dry-run`, so a setup can be checked without a run.
+fn open_loop_tool(plan: &Plan) -> &'static str {
+    if plan.open_loop_fractions.is_empty() {
+        "none: the open-loop phase is disabled (--open-loop-rates 0)"
+    } else if fairpair::tools::installed("oha") {
+        "oha (latencies corrected for coordinated omission)"
+    } else if fairpair::tools::installed("autocannon") {
+        "autocannon (not corrected for coordinated omission; oha is not installed)"
+    } else {
+        "none: neither oha nor autocannon is installed, so the open-loop phase will be skipped"
+    }
 }
 
 /// The summary table on stdout: one line per cell and subject.
