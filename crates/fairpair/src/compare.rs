@@ -37,6 +37,9 @@ pub struct RunFile {
     pub summaries: Vec<SummaryView>,
     #[serde(default)]
     pub memory_summaries: Vec<MemoryView>,
+    /// Only how busy the machine was during each run: the raw runs themselves are not compared.
+    #[serde(default)]
+    pub runs: Vec<RunView>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -90,6 +93,14 @@ pub struct SummaryView {
     pub errors: u64,
     #[serde(default)]
     pub non_2xx: u64,
+}
+
+/// How busy the rest of the machine was during one closed-loop run: a noisy file is often a busy machine.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RunView {
+    pub other_cpu_percent: f64,
+    pub machine_idle: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -361,6 +372,7 @@ fn header(md: &mut String, old_name: &str, new_name: &str, old: &RunFile, new: &
     });
     row(md, "rustc, node", &|r| format!("{}, {}", r.environment.rustc, r.environment.node));
     row(md, "method", &|r| method(&r.settings));
+    row(md, "other processes during the runs", &|r| busy(&r.runs));
     row(md, "schema", &|r| r.schema_version.to_string());
     let (a, b) = (&old.settings, &new.settings);
     let mut differ = Vec::new();
@@ -396,6 +408,20 @@ fn method(s: &SettingsView) -> String {
         s.warmup_s,
         s.repeats,
         if s.quick { ", --quick" } else { "" }
+    )
+}
+
+/// What the rest of the machine used during the closed-loop runs, and how many runs began on a busy machine.
+fn busy(runs: &[RunView]) -> String {
+    if runs.is_empty() {
+        return "not recorded".into();
+    }
+    let mean = runs.iter().map(|r| r.other_cpu_percent).sum::<f64>() / runs.len() as f64;
+    let max = runs.iter().map(|r| r.other_cpu_percent).fold(0.0, f64::max);
+    let busy = runs.iter().filter(|r| !r.machine_idle).count();
+    format!(
+        "{mean:.1} % of the machine on average (max {max:.1} %); {busy} of {} runs began on a busy machine",
+        runs.len()
     )
 }
 
@@ -491,6 +517,7 @@ mod tests {
             ],
             summaries,
             memory_summaries: vec![],
+            runs: vec![],
         }
     }
 
@@ -556,6 +583,9 @@ mod tests {
         assert_eq!(c.rows.len(), 10 * 4 + 3 * 2, "the same plan on both machines: every figure paired");
         let md = render("a", "b", &a, &b, &c);
         assert!(md.contains("## rust / node within each file"), "{md}");
+        // Machine A was quiet, machine B shared with builds: the header says so.
+        assert!(md.contains("| other processes during the runs | 0.1 % of the machine on average"), "{md}");
+        assert!(md.contains("30 of 30 runs began on a busy machine |"), "{md}");
         assert_eq!(md.matches("| get | 50 | rust |").count(), 4, "{md}");
     }
 
