@@ -4,15 +4,17 @@
 //! - `fairpair verify http://127.0.0.1:3000` — run the contract's cases against a running server.
 //! - `fairpair run [--quick] [--subjects rust,node] …` — verify, measure, write `results/benchmark.json` and the report.
 //! - `fairpair report results/benchmark.json` — regenerate `report.md` and the charts from a results file.
+//! - `fairpair report --compare OLD.json NEW.json [--fail-on-regression]` — two runs side by side, Markdown on stdout.
 //!
-//! Exit status: 0 success, 1 a failed verification or run, 2 bad input (one line on stderr).
+//! Exit status: 0 success, 1 a failed verification or run (or, with `--fail-on-regression`, a figure worse beyond
+//! the noise), 2 bad input (one line on stderr).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use fairpair::plan::{Plan, RunArgs};
-use fairpair::{UsageError, bench, report, verify};
+use fairpair::{UsageError, bench, compare, report, verify};
 
 #[derive(Parser)]
 #[command(
@@ -37,13 +39,20 @@ enum Cmd {
     },
     /// Verify and measure the subjects; write benchmark.json, report.md and the charts.
     Run(Box<RunArgs>),
-    /// Write report.md and the charts from a benchmark.json.
+    /// Write report.md and the charts from a benchmark.json, or compare two of them (--compare).
     Report {
         /// The results file.
-        file: PathBuf,
+        #[arg(required_unless_present = "compare")]
+        file: Option<PathBuf>,
         /// Directory for report.md and the SVGs [default: the file's directory].
-        #[arg(long)]
+        #[arg(long, conflicts_with = "compare")]
         out: Option<PathBuf>,
+        /// Compare two results files (before/after, or two machines): Markdown on stdout, a one-line count on stderr.
+        #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "file")]
+        compare: Option<Vec<PathBuf>>,
+        /// With --compare: exit with status 1 when a figure got worse beyond the measured noise.
+        #[arg(long)]
+        fail_on_regression: bool,
     },
 }
 
@@ -103,6 +112,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
                         plan.repeats
                     );
                 }
+                eprintln!("fairpair: open-loop tool: {}", open_loop_tool(&plan));
                 return Ok(ExitCode::SUCCESS);
             }
             let result = bench::run(&plan, std::env::args().collect())?;
@@ -114,13 +124,50 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             eprintln!("fairpair: wrote {} and {}", path.display(), report.display());
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Report { file, out } => {
+        Cmd::Report { compare: Some(files), fail_on_regression, .. } => {
+            compare_files(&files[0], &files[1], fail_on_regression)
+        }
+        Cmd::Report { fail_on_regression: true, .. } => {
+            Err(fairpair::usage("--fail-on-regression needs --compare OLD.json NEW.json"))
+        }
+        Cmd::Report { file, out, .. } => {
+            let file = file.expect("clap requires a file without --compare");
             let bench = report::load(&file)?;
             let dir = out.unwrap_or_else(|| file.parent().map(PathBuf::from).unwrap_or_default());
             let path = report::write(&bench, &dir)?;
             eprintln!("fairpair: wrote {}", path.display());
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// `report --compare`: the Markdown on stdout (redirect it to keep it), the verdict counts on stderr.
+fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Result<ExitCode> {
+    let (a, b) = (compare::load(old)?, compare::load(new)?);
+    let c = compare::compare(&a, &b);
+    print!("{}", compare::render(&old.display().to_string(), &new.display().to_string(), &a, &b, &c));
+    eprintln!(
+        "fairpair: {} figures compared: {} worse beyond the noise, {} better, {} within the noise, {} without a verdict",
+        c.rows.len(),
+        c.regressions(),
+        c.count(compare::Change::Better),
+        c.count(compare::Change::WithinNoise),
+        c.count(compare::Change::NoiseUnknown)
+    );
+    Ok(if fail_on_regression && c.regressions() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// Which tool the open-loop phase will use, as `bench` chooses it: oha when it is on `PATH`, else autocannon (at the
+/// rates it can hold), else none. Printed by `--dry-run`, so a setup can be checked without a run.
+fn open_loop_tool(plan: &Plan) -> &'static str {
+    if plan.open_loop_fractions.is_empty() {
+        "none: the open-loop phase is disabled (--open-loop-rates 0)"
+    } else if fairpair::tools::installed("oha") {
+        "oha (latencies corrected for coordinated omission)"
+    } else if fairpair::tools::installed("autocannon") {
+        "autocannon (not corrected for coordinated omission; oha is not installed)"
+    } else {
+        "none: neither oha nor autocannon is installed, so the open-loop phase will be skipped"
     }
 }
 

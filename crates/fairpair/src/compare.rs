@@ -1,0 +1,612 @@
+//! `fairpair report --compare OLD.json NEW.json`: two runs side by side, each figure with both medians, the ratio and
+//! the report's noise verdict.
+//!
+//! This answers the question a user holding a control subject has: did my change (before/after on one machine), or
+//! my machine (one commit on two machines), move this figure beyond the noise? Every figure is compared subject by
+//! subject and cell by cell (scenario × connections): throughput, p50, p99 and server CPU per request from the
+//! closed-loop summaries, and idle and after-load RSS from the memory summaries. A figure moved *beyond the noise*
+//! only when the min–max ranges of its runs in the two files do not overlap, the same rule as the report's verdicts
+//! between subjects ([`stats::verdict`]).
+//!
+//! The files are read through a view of their own ([`RunFile`]) holding only what a comparison uses, rather than
+//! through [`crate::schema::Benchmark`]: unknown fields are ignored and fields added later default, so a file of any
+//! schema version up to this build's [`SCHEMA_VERSION`] whose summaries keep their shape is read unchanged.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use anyhow::Result;
+use serde::Deserialize;
+
+use crate::report::thousands;
+use crate::schema::SCHEMA_VERSION;
+use crate::stats::{self, Stat, Verdict};
+use crate::usage;
+
+/// What a comparison reads from a `benchmark.json`.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunFile {
+    pub schema_version: u32,
+    #[serde(default)]
+    pub environment: EnvironmentView,
+    #[serde(default)]
+    pub settings: SettingsView,
+    #[serde(default)]
+    pub subjects: Vec<SubjectView>,
+    #[serde(default)]
+    pub summaries: Vec<SummaryView>,
+    #[serde(default)]
+    pub memory_summaries: Vec<MemoryView>,
+    /// Only how busy the machine was during each run: the raw runs themselves are not compared.
+    #[serde(default)]
+    pub runs: Vec<RunView>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct EnvironmentView {
+    pub date: String,
+    pub hostname: String,
+    pub cpu_model: String,
+    pub cpus_online: usize,
+    pub kernel: String,
+    pub rustc: String,
+    pub node: String,
+    pub git_commit: String,
+    pub git_dirty: bool,
+}
+
+/// The settings that change what a figure means; when they differ between the files, the comparison says so.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct SettingsView {
+    pub tool: String,
+    pub duration_s: u64,
+    pub warmup_s: u64,
+    pub repeats: u32,
+    pub quick: bool,
+    pub pinned: bool,
+    pub loader_threads: u32,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct SubjectView {
+    pub name: String,
+    /// The fixed-response baseline: not an implementation of the contract, left out of the between-subjects ratios.
+    #[serde(default)]
+    pub get_only: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct SummaryView {
+    pub subject: String,
+    pub scenario: String,
+    pub connections: u32,
+    pub requests_per_sec: Stat,
+    pub p50_ms: Stat,
+    pub p99_ms: Stat,
+    #[serde(default)]
+    pub server_cpu_us_per_request: Option<Stat>,
+    #[serde(default)]
+    pub loader_bound_runs: u32,
+    #[serde(default)]
+    pub errors: u64,
+    #[serde(default)]
+    pub non_2xx: u64,
+}
+
+/// How busy the rest of the machine was during one closed-loop run: a noisy file is often a busy machine.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct RunView {
+    pub other_cpu_percent: f64,
+    pub machine_idle: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct MemoryView {
+    pub subject: String,
+    pub idle_rss_kib: Stat,
+    pub after_rss_kib: Stat,
+}
+
+/// Reads a `benchmark.json` for a comparison. Any problem with the file is the user's input: a one-line error, exit 2.
+pub fn load(path: &Path) -> Result<RunFile> {
+    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| usage(format!("{} is not JSON: {e}", path.display())))?;
+    match value.get("schema_version").and_then(|v| v.as_u64()) {
+        Some(v) if (1..=u64::from(SCHEMA_VERSION)).contains(&v) => {}
+        Some(v) => {
+            return Err(usage(format!(
+                "{}: schema version {v}, this fairpair compares versions 1 to {SCHEMA_VERSION}",
+                path.display()
+            )));
+        }
+        None => return Err(usage(format!("{}: no schema_version, not a fairpair benchmark file", path.display()))),
+    }
+    serde_json::from_value(value).map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))
+}
+
+/// The figures compared, each with the direction that counts as better.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Throughput,
+    P50,
+    P99,
+    CpuPerRequest,
+    IdleRss,
+    AfterLoadRss,
+}
+
+impl Metric {
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Throughput => "throughput (req/s)",
+            Metric::P50 => "p50 (ms)",
+            Metric::P99 => "p99 (ms)",
+            Metric::CpuPerRequest => "server CPU per request (µs)",
+            Metric::IdleRss => "idle RSS (MiB)",
+            Metric::AfterLoadRss => "after-load RSS (MiB)",
+        }
+    }
+
+    /// Only throughput is better higher; latency, CPU and memory are better lower.
+    pub fn higher_is_better(self) -> bool {
+        self == Metric::Throughput
+    }
+}
+
+/// How a figure moved from the old file to the new one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    Better,
+    Worse,
+    WithinNoise,
+    /// A single run on either side: nothing can be said about noise, so no verdict (and never a regression).
+    NoiseUnknown,
+}
+
+impl Change {
+    fn of(metric: Metric, old: &Stat, new: &Stat) -> Change {
+        match stats::verdict(old, new) {
+            Verdict::NoiseUnknown => Change::NoiseUnknown,
+            Verdict::WithinNoise => Change::WithinNoise,
+            Verdict::Exceeds if (new.median > old.median) == metric.higher_is_better() => Change::Better,
+            Verdict::Exceeds => Change::Worse,
+        }
+    }
+
+    fn text(self) -> &'static str {
+        match self {
+            Change::Better => "**better, beyond the noise**",
+            Change::Worse => "**worse, beyond the noise**",
+            Change::WithinNoise => "within the noise",
+            Change::NoiseUnknown => "single run: no verdict",
+        }
+    }
+}
+
+/// One figure in both files.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// `None` for the memory figures, which are per subject only.
+    pub cell: Option<(String, u32)>,
+    pub subject: String,
+    pub metric: Metric,
+    pub old: Stat,
+    pub new: Stat,
+    pub change: Change,
+    /// What a reader must know before trusting this row (loader-bound runs, error statuses), one phrase each.
+    pub notes: Vec<String>,
+}
+
+/// Everything the comparison found.
+#[derive(Clone, Debug, Default)]
+pub struct Comparison {
+    pub rows: Vec<Row>,
+    /// Subject × cell measured in only one of the files, e.g. "rust get 300 (old only)".
+    pub unmatched: Vec<String>,
+}
+
+impl Comparison {
+    pub fn count(&self, change: Change) -> usize {
+        self.rows.iter().filter(|r| r.change == change).count()
+    }
+
+    /// Figures that got worse beyond the noise: what `--fail-on-regression` fails on.
+    pub fn regressions(&self) -> usize {
+        self.count(Change::Worse)
+    }
+}
+
+/// Pairs every figure of `old` with the same figure of `new`.
+pub fn compare(old: &RunFile, new: &RunFile) -> Comparison {
+    let mut out = Comparison::default();
+    for o in &old.summaries {
+        let Some(n) = find(&new.summaries, &o.subject, &o.scenario, o.connections) else {
+            out.unmatched.push(format!("{} {} at {} connections (old only)", o.subject, o.scenario, o.connections));
+            continue;
+        };
+        let cell = Some((o.scenario.clone(), o.connections));
+        let mut notes = Vec::new();
+        for (side, s) in [("old", o), ("new", n)] {
+            if s.loader_bound_runs > 0 {
+                notes.push(format!("{side}: loader-bound in {} run(s)", s.loader_bound_runs));
+            }
+            if s.errors + s.non_2xx > 0 {
+                notes.push(format!("{side}: {} errors, {} error statuses", s.errors, s.non_2xx));
+            }
+        }
+        // The notes go on the throughput row only: that is the figure a loader limit or an error status distorts.
+        let mut push = |metric, a: &Stat, b: &Stat| {
+            out.rows.push(Row {
+                cell: cell.clone(),
+                subject: o.subject.clone(),
+                metric,
+                old: a.clone(),
+                new: b.clone(),
+                change: Change::of(metric, a, b),
+                notes: if metric == Metric::Throughput { notes.clone() } else { Vec::new() },
+            })
+        };
+        push(Metric::Throughput, &o.requests_per_sec, &n.requests_per_sec);
+        push(Metric::P50, &o.p50_ms, &n.p50_ms);
+        push(Metric::P99, &o.p99_ms, &n.p99_ms);
+        if let (Some(a), Some(b)) = (&o.server_cpu_us_per_request, &n.server_cpu_us_per_request) {
+            push(Metric::CpuPerRequest, a, b);
+        }
+    }
+    for n in &new.summaries {
+        if find(&old.summaries, &n.subject, &n.scenario, n.connections).is_none() {
+            out.unmatched.push(format!("{} {} at {} connections (new only)", n.subject, n.scenario, n.connections));
+        }
+    }
+    for o in &old.memory_summaries {
+        let Some(n) = new.memory_summaries.iter().find(|m| m.subject == o.subject) else {
+            out.unmatched.push(format!("{} memory (old only)", o.subject));
+            continue;
+        };
+        for (metric, a, b) in [
+            (Metric::IdleRss, &o.idle_rss_kib, &n.idle_rss_kib),
+            (Metric::AfterLoadRss, &o.after_rss_kib, &n.after_rss_kib),
+        ] {
+            let (a, b) = (kib_to_mib(a), kib_to_mib(b));
+            let change = Change::of(metric, &a, &b);
+            out.rows.push(Row {
+                cell: None,
+                subject: o.subject.clone(),
+                metric,
+                old: a,
+                new: b,
+                change,
+                notes: vec![],
+            });
+        }
+    }
+    for n in &new.memory_summaries {
+        if !old.memory_summaries.iter().any(|m| m.subject == n.subject) {
+            out.unmatched.push(format!("{} memory (new only)", n.subject));
+        }
+    }
+    out
+}
+
+fn find<'a>(s: &'a [SummaryView], subject: &str, scenario: &str, connections: u32) -> Option<&'a SummaryView> {
+    s.iter().find(|x| x.subject == subject && x.scenario == scenario && x.connections == connections)
+}
+
+fn kib_to_mib(s: &Stat) -> Stat {
+    Stat { n: s.n, median: s.median / 1024.0, min: s.min / 1024.0, max: s.max / 1024.0, cv: s.cv }
+}
+
+/// The comparison as Markdown: the two runs, the verdict counts, every figure, and the ratio between the first two
+/// contract subjects within each file (which is what moves when a machine changes the balance between them).
+pub fn render(old_name: &str, new_name: &str, old: &RunFile, new: &RunFile, c: &Comparison) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# fairpair comparison\n");
+    header(&mut md, old_name, new_name, old, new);
+    let _ = writeln!(
+        md,
+        "\nA figure moved *beyond the noise* only when the min–max ranges of its runs in the two files do not \
+         overlap (the report's rule); with a single run on either side the noise is unknown and no verdict is \
+         given. The ratio is new / old: above 1 is better for throughput, below 1 better for latency, CPU and \
+         memory.\n"
+    );
+    let _ = writeln!(
+        md,
+        "**{} figures compared: {} better beyond the noise, {} worse beyond the noise, {} within the noise, {} \
+         without a verdict (single run).**",
+        c.rows.len(),
+        c.count(Change::Better),
+        c.count(Change::Worse),
+        c.count(Change::WithinNoise),
+        c.count(Change::NoiseUnknown)
+    );
+
+    let (closed, memory): (Vec<&Row>, Vec<&Row>) = c.rows.iter().partition(|r| r.cell.is_some());
+    if !closed.is_empty() {
+        let _ = writeln!(md, "\n## Closed-loop runs\n\nMedian [min–max] over each file's repeats.\n");
+        let _ = writeln!(
+            md,
+            "| scenario | connections | subject | figure | old | new | new / old | verdict |\n|---|---:|---|---|---:|---:|---:|---|"
+        );
+        for r in closed {
+            let (scenario, conns) = r.cell.as_ref().expect("partitioned on cell");
+            let _ = writeln!(md, "| {scenario} | {conns} | {} | {} |", r.subject, figures(r));
+        }
+    }
+    if !memory.is_empty() {
+        let _ = writeln!(md, "\n## Memory\n\nRSS summed over each subject's processes, median [min–max].\n");
+        let _ = writeln!(md, "| subject | figure | old | new | new / old | verdict |\n|---|---|---:|---:|---:|---|");
+        for r in memory {
+            let _ = writeln!(md, "| {} | {} |", r.subject, figures(r));
+        }
+    }
+    between_subjects(&mut md, old, new);
+    if !c.unmatched.is_empty() {
+        let _ = writeln!(md, "\n## Measured in one file only\n");
+        for u in &c.unmatched {
+            let _ = writeln!(md, "- {u}");
+        }
+    }
+    md
+}
+
+/// Where and how each file was measured, and a warning when the method differs.
+fn header(md: &mut String, old_name: &str, new_name: &str, old: &RunFile, new: &RunFile) {
+    let _ = writeln!(md, "| | old | new |\n|---|---|---|");
+    let _ = writeln!(md, "| file | `{old_name}` | `{new_name}` |");
+    let row = |md: &mut String, label: &str, f: &dyn Fn(&RunFile) -> String| {
+        let _ = writeln!(md, "| {label} | {} | {} |", f(old), f(new));
+    };
+    row(md, "measured", &|r| r.environment.date.clone());
+    row(md, "machine", &|r| {
+        let e = &r.environment;
+        format!("{} × {}, `{}`, Linux {}", e.cpu_model, e.cpus_online, e.hostname, e.kernel)
+    });
+    row(md, "commit", &|r| {
+        let e = &r.environment;
+        let short: String = e.git_commit.chars().take(10).collect();
+        format!("`{short}`{}", if e.git_dirty { " (uncommitted changes)" } else { "" })
+    });
+    row(md, "rustc, node", &|r| format!("{}, {}", r.environment.rustc, r.environment.node));
+    row(md, "method", &|r| method(&r.settings));
+    row(md, "other processes during the runs", &|r| busy(&r.runs));
+    row(md, "schema", &|r| r.schema_version.to_string());
+    let (a, b) = (&old.settings, &new.settings);
+    let mut differ = Vec::new();
+    if a.tool != b.tool || a.loader_threads != b.loader_threads {
+        differ.push("load tool");
+    }
+    if a.duration_s != b.duration_s || a.warmup_s != b.warmup_s {
+        differ.push("run length");
+    }
+    if a.repeats != b.repeats || a.quick != b.quick {
+        differ.push("repeats");
+    }
+    if a.pinned != b.pinned {
+        differ.push("pinning");
+    }
+    if !differ.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n> **The method differs** ({}): a figure that moved may have moved for that reason, not only for the \
+             machine or the code.",
+            differ.join(", ")
+        );
+    }
+}
+
+fn method(s: &SettingsView) -> String {
+    format!(
+        "{} ({} thread(s)), {}, {} s after {} s warm-up, {} repeat(s){}",
+        s.tool,
+        s.loader_threads,
+        if s.pinned { "pinned" } else { "not pinned" },
+        s.duration_s,
+        s.warmup_s,
+        s.repeats,
+        if s.quick { ", --quick" } else { "" }
+    )
+}
+
+/// What the rest of the machine used during the closed-loop runs, and how many runs began on a busy machine.
+fn busy(runs: &[RunView]) -> String {
+    if runs.is_empty() {
+        return "not recorded".into();
+    }
+    let mean = runs.iter().map(|r| r.other_cpu_percent).sum::<f64>() / runs.len() as f64;
+    let max = runs.iter().map(|r| r.other_cpu_percent).fold(0.0, f64::max);
+    let busy = runs.iter().filter(|r| !r.machine_idle).count();
+    format!(
+        "{mean:.1} % of the machine on average (max {max:.1} %); {busy} of {} runs began on a busy machine",
+        runs.len()
+    )
+}
+
+/// `figure | old | new | new / old | verdict` cells of one row.
+fn figures(r: &Row) -> String {
+    let ratio = if r.old.median == 0.0 { "—".to_string() } else { format!("{:.2}×", r.new.median / r.old.median) };
+    let notes = if r.notes.is_empty() { String::new() } else { format!(" ({})", r.notes.join("; ")) };
+    format!("{} | {} | {} | {ratio} | {}{notes}", r.metric.label(), stat(&r.old), stat(&r.new), r.change.text())
+}
+
+fn stat(s: &Stat) -> String {
+    if s.n > 1 { format!("{} [{}–{}]", num(s.median), num(s.min), num(s.max)) } else { num(s.median) }
+}
+
+fn num(v: f64) -> String {
+    if v.abs() >= 1000.0 { thousands(v) } else { format!("{v:.2}") }
+}
+
+/// The ratio between the first two contract subjects (rust / node by default) within each file: throughput and CPU
+/// per request, cell by cell. Two machines can agree on each subject's direction and still disagree on this ratio.
+fn between_subjects(md: &mut String, old: &RunFile, new: &RunFile) {
+    let pair: Vec<&str> = old.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect();
+    let [x, y] = pair[..] else { return };
+    let ratio = |file: &RunFile, scenario: &str, conns: u32, pick: fn(&SummaryView) -> Option<f64>| {
+        let a = find(&file.summaries, x, scenario, conns).and_then(pick)?;
+        let b = find(&file.summaries, y, scenario, conns).and_then(pick)?;
+        (b != 0.0).then(|| a / b)
+    };
+    let throughput: fn(&SummaryView) -> Option<f64> = |s| Some(s.requests_per_sec.median);
+    let cpu: fn(&SummaryView) -> Option<f64> = |s| s.server_cpu_us_per_request.as_ref().map(|c| c.median);
+    let mut lines = Vec::new();
+    for s in old.summaries.iter().filter(|s| s.subject == x) {
+        for (label, pick) in [("throughput", throughput), ("server CPU per request", cpu)] {
+            let (Some(a), Some(b)) =
+                (ratio(old, &s.scenario, s.connections, pick), ratio(new, &s.scenario, s.connections, pick))
+            else {
+                continue;
+            };
+            lines.push(format!("| {} | {} | {label} | {a:.2}× | {b:.2}× |", s.scenario, s.connections));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\n## {x} / {y} within each file\n\nThe ratio of the two subjects' medians, measured in the same run: what \
+         a machine or a change does to the balance between them.\n"
+    );
+    let _ = writeln!(md, "| scenario | connections | figure | old | new |\n|---|---:|---|---:|---:|");
+    for l in lines {
+        let _ = writeln!(md, "{l}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn results(rel: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results").join(rel)
+    }
+
+    fn stat(v: &[f64]) -> Stat {
+        Stat::of(v).unwrap()
+    }
+
+    fn summary(subject: &str, rps: &[f64], p99: &[f64]) -> SummaryView {
+        SummaryView {
+            subject: subject.into(),
+            scenario: "get".into(),
+            connections: 50,
+            requests_per_sec: stat(rps),
+            p50_ms: stat(&[1.0, 1.0, 1.0]),
+            p99_ms: stat(p99),
+            server_cpu_us_per_request: Some(stat(&[10.0, 10.5, 11.0])),
+            loader_bound_runs: 0,
+            errors: 0,
+            non_2xx: 0,
+        }
+    }
+
+    fn file(summaries: Vec<SummaryView>) -> RunFile {
+        RunFile {
+            schema_version: 1,
+            environment: EnvironmentView::default(),
+            settings: SettingsView::default(),
+            subjects: vec![
+                SubjectView { name: "rust".into(), get_only: false },
+                SubjectView { name: "node".into(), get_only: false },
+            ],
+            summaries,
+            memory_summaries: vec![],
+            runs: vec![],
+        }
+    }
+
+    #[test]
+    fn directions_decide_better_and_worse() {
+        let table = [
+            // (metric, old, new, expected), named by the assert message.
+            (Metric::Throughput, [100.0, 101.0, 102.0], [90.0, 91.0, 92.0], Change::Worse),
+            (Metric::Throughput, [100.0, 101.0, 102.0], [110.0, 111.0, 112.0], Change::Better),
+            (Metric::P99, [10.0, 11.0, 12.0], [20.0, 21.0, 22.0], Change::Worse),
+            (Metric::P99, [10.0, 11.0, 12.0], [5.0, 6.0, 7.0], Change::Better),
+            (Metric::CpuPerRequest, [10.0, 11.0, 12.0], [11.5, 12.5, 13.0], Change::WithinNoise),
+            (Metric::IdleRss, [5.0, 5.1, 5.2], [6.0, 6.1, 6.2], Change::Worse),
+        ];
+        for (metric, old, new, expected) in table {
+            assert_eq!(Change::of(metric, &stat(&old), &stat(&new)), expected, "{metric:?} {old:?} → {new:?}");
+        }
+        assert_eq!(Change::of(Metric::Throughput, &stat(&[100.0]), &stat(&[50.0])), Change::NoiseUnknown);
+    }
+
+    #[test]
+    fn a_synthetic_regression_is_found_and_only_it() {
+        let old = file(vec![summary("rust", &[100.0, 101.0, 102.0], &[5.0, 5.5, 6.0])]);
+        // Throughput down beyond the noise, p99 within it.
+        let new = file(vec![summary("rust", &[80.0, 81.0, 82.0], &[5.2, 5.8, 6.1])]);
+        let c = compare(&old, &new);
+        assert_eq!(c.rows.len(), 4, "throughput, p50, p99, CPU");
+        assert_eq!(c.regressions(), 1);
+        let worse: Vec<Metric> = c.rows.iter().filter(|r| r.change == Change::Worse).map(|r| r.metric).collect();
+        assert_eq!(worse, [Metric::Throughput]);
+        assert_eq!(compare(&old, &old).regressions(), 0, "a file compared with itself");
+        let md = render("old.json", "new.json", &old, &new, &c);
+        assert!(md.contains("| get | 50 | rust | throughput (req/s) | 101.00 [100.00–102.00] | 81.00 [80.00–82.00] | 0.80× | **worse, beyond the noise** |"), "{md}");
+    }
+
+    #[test]
+    fn cells_in_one_file_only_are_listed_not_compared() {
+        let old = file(vec![summary("rust", &[1.0, 2.0], &[1.0, 2.0]), summary("node", &[1.0, 2.0], &[1.0, 2.0])]);
+        let new = file(vec![summary("rust", &[1.0, 2.0], &[1.0, 2.0])]);
+        let c = compare(&old, &new);
+        assert_eq!(c.unmatched, ["node get at 50 connections (old only)"]);
+        assert!(c.rows.iter().all(|r| r.subject == "rust"));
+    }
+
+    #[test]
+    fn committed_runs_of_schema_version_1_are_read() {
+        let a = load(&results("epyc-2vcpu-a/benchmark.json")).unwrap();
+        assert_eq!(a.schema_version, 1);
+        assert_eq!(a.summaries.len(), 10, "rust, node and ceiling at get 50/300, rust and node at post 50/300");
+        let c = compare(&a, &a);
+        // 10 summaries × 4 figures (all have CPU per request) + 2 memory figures × 3 subjects.
+        assert_eq!(c.rows.len(), 10 * 4 + 3 * 2);
+        assert_eq!((c.regressions(), c.count(Change::Better)), (0, 0), "a run compared with itself");
+        assert!(c.unmatched.is_empty());
+    }
+
+    #[test]
+    fn two_machine_folders_compare() {
+        let a_path = results("epyc-2vcpu-a/benchmark.json");
+        let b_path = results("epyc-2vcpu-b/before-1b793e4/benchmark.json");
+        let (a, b) = (load(&a_path).unwrap(), load(&b_path).unwrap());
+        let c = compare(&a, &b);
+        assert_eq!(c.rows.len(), 10 * 4 + 3 * 2, "the same plan on both machines: every figure paired");
+        let md = render("a", "b", &a, &b, &c);
+        assert!(md.contains("## rust / node within each file"), "{md}");
+        // Machine A was quiet, machine B shared with builds: the header says so.
+        assert!(md.contains("| other processes during the runs | 0.1 % of the machine on average"), "{md}");
+        assert!(md.contains("30 of 30 runs began on a busy machine |"), "{md}");
+        assert_eq!(md.matches("| get | 50 | rust |").count(), 4, "{md}");
+    }
+
+    #[test]
+    fn a_newer_schema_with_extra_fields_is_read_if_its_version_is_known() {
+        // Fields this build does not know (as version 2 adds) are ignored; missing optional ones default.
+        let dir = std::env::temp_dir().join(format!("fairpair-compare-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("extra.json");
+        let s = r#"{"n":3,"median":2.0,"min":1.0,"max":3.0,"cv":0.5}"#;
+        let json = format!(
+            r#"{{"schema_version":1,"loader_capacity_rps":1e5,"summaries":[{{"subject":"rust","scenario":"get",
+            "connections":50,"requests_per_sec":{s},"p50_ms":{s},"p99_ms":{s},"loader_capacity_share":0.4}}]}}"#
+        );
+        std::fs::write(&path, json).unwrap();
+        let f = load(&path).unwrap();
+        assert_eq!(f.summaries.len(), 1);
+        assert!(f.summaries[0].server_cpu_us_per_request.is_none());
+        std::fs::write(&path, r#"{"schema_version":99}"#).unwrap();
+        let e = load(&path).unwrap_err().to_string();
+        assert!(e.contains("schema version 99"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
