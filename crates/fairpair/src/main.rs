@@ -33,9 +33,13 @@ enum Cmd {
     Verify {
         /// The server, e.g. http://127.0.0.1:3000
         url: String,
-        /// Print every case as it runs, with its time, not only the failures.
+        /// Print every case as it runs, with its time and mismatches, not one line per failing rule.
         #[arg(long, short)]
         verbose: bool,
+        /// Run every case even after the server stopped answering several in a row (a server that hangs on some
+        /// cases then still gets every later one, so what fails does not depend on the order of the cases).
+        #[arg(long)]
+        every_case: bool,
     },
     /// Verify and measure the subjects; write benchmark.json, report.md and the charts.
     Run(Box<RunArgs>),
@@ -95,8 +99,9 @@ fn main() -> ExitCode {
 
 fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
     match cmd {
-        Cmd::Verify { url, verbose } => {
-            Ok(if verify::verify_url(&url, verbose)? { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        Cmd::Verify { url, verbose, every_case } => {
+            let on_silence = if every_case { verify::OnSilence::KeepGoing } else { verify::OnSilence::GiveUp };
+            Ok(if verify::verify_url(&url, verbose, on_silence)? { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         Cmd::Run(args) => {
             let plan = Plan::from_args(&args)?;

@@ -17,17 +17,29 @@ use crate::usage;
 /// Runs every embedded case against `addr`, a server started with `settings`; cases needing other settings are
 /// reported as skipped, never as passed.
 pub fn run_cases(addr: SocketAddr, settings: &Requires) -> Vec<CaseResult> {
-    run_some(addr, settings, |_| true, &mut |_, _| {})
+    run_some(addr, settings, OnSilence::GiveUp, |_| true, &mut |_, _| {})
 }
 
 /// After this many cases in a row without any response, the server is taken as gone: the remaining cases are
 /// failed at once rather than each waiting out its timeout (200 cases × 5 s would be a quarter of an hour).
 const GIVE_UP_AFTER: usize = 5;
 
+/// What to do when a server stops answering several cases in a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnSilence {
+    /// Fail the remaining cases at once: the server is most likely gone (the default, and what `run` uses).
+    GiveUp,
+    /// Run every case whatever came before (`verify --every-case`): a server that merely hangs on some cases (no
+    /// head time limit, say) still gets each later case on a fresh connection, so the set of failures does not
+    /// depend on the order of the cases.
+    KeepGoing,
+}
+
 /// Runs the cases `select` picks, calling `each` with every result and its duration.
 pub fn run_some(
     addr: SocketAddr,
     settings: &Requires,
+    on_silence: OnSilence,
     select: impl Fn(&contract::Case) -> bool,
     each: &mut dyn FnMut(&CaseResult, std::time::Duration),
 ) -> Vec<CaseResult> {
@@ -35,7 +47,7 @@ pub fn run_some(
     let mut silent = 0;
     for case in contract::cases().iter().filter(|c| select(c)) {
         let start = std::time::Instant::now();
-        let result = if silent >= GIVE_UP_AFTER {
+        let result = if on_silence == OnSilence::GiveUp && silent >= GIVE_UP_AFTER {
             CaseResult {
                 name: case.name.clone(),
                 verdict: Verdict::Failed(vec![format!(
@@ -63,6 +75,51 @@ pub fn run_some(
 pub fn print(results: &[CaseResult], out: &mut dyn Write) -> std::io::Result<()> {
     for r in results.iter().filter(|r| matches!(r.verdict, Verdict::Failed(_))) {
         writeln!(out, "{r}")?;
+    }
+    writeln!(out, "{}", tally_line(results))
+}
+
+/// One contract rule that some cases failed: the rule's sentence, and the failing and total cases that check it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedRule {
+    pub rule: String,
+    pub failed: Vec<String>,
+    pub cases: usize,
+}
+
+/// Groups the failures by the contract rule their case checks, in the order of `cases.json`.
+pub fn failed_rules(results: &[CaseResult]) -> Vec<FailedRule> {
+    let mut rules: Vec<FailedRule> = Vec::new();
+    for case in contract::cases() {
+        let Some(result) = results.iter().find(|r| r.name == case.name) else { continue };
+        let index = match rules.iter().position(|r| r.rule == case.rule) {
+            Some(index) => index,
+            None => {
+                rules.push(FailedRule { rule: case.rule.clone(), failed: vec![], cases: 0 });
+                rules.len() - 1
+            }
+        };
+        rules[index].cases += 1;
+        if matches!(result.verdict, Verdict::Failed(_)) {
+            rules[index].failed.push(case.name.clone());
+        }
+    }
+    rules.retain(|r| !r.failed.is_empty());
+    rules
+}
+
+/// Prints one line per failing rule (the rule, how many of its cases failed, which), then the tally line: a short
+/// answer to "what does this server not do?", where `print` answers "what exactly went wrong?".
+pub fn print_by_rule(results: &[CaseResult], out: &mut dyn Write) -> std::io::Result<()> {
+    for rule in failed_rules(results) {
+        writeln!(
+            out,
+            "FAIL  {} ({} of {} cases: {})",
+            rule.rule,
+            rule.failed.len(),
+            rule.cases,
+            rule.failed.join(", ")
+        )?;
     }
     writeln!(out, "{}", tally_line(results))
 }
@@ -97,22 +154,23 @@ pub fn parse_url(url: &str) -> Result<SocketAddr> {
         .ok_or_else(|| usage(format!("cannot resolve {hostport:?}")))
 }
 
-/// `fairpair verify URL`: true when every case that could run passed. `verbose` prints every case as it runs, with
-/// its time, instead of only the failures at the end.
-pub fn verify_url(url: &str, verbose: bool) -> Result<bool> {
+/// `fairpair verify URL`: true when every case that could run passed. By default it prints one line per failing
+/// rule; `verbose` prints every case as it runs, with its time and every mismatch. `on_silence` says whether to go
+/// on after a run of unanswered cases.
+pub fn verify_url(url: &str, verbose: bool, on_silence: OnSilence) -> Result<bool> {
     let addr = parse_url(url)?;
     // One clear line instead of two hundred identical failures when nothing listens there.
     std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(5))
         .map_err(|e| anyhow::anyhow!("cannot connect to {addr}: {e}"))?;
     let results = if verbose {
-        let results = run_some(addr, &Requires::default(), |_| true, &mut |r, took| {
+        let results = run_some(addr, &Requires::default(), on_silence, |_| true, &mut |r, took| {
             println!("{r} ({} ms)", took.as_millis());
         });
         println!("{}", tally_line(&results));
         results
     } else {
-        let results = run_cases(addr, &Requires::default());
-        print(&results, &mut std::io::stdout())?;
+        let results = run_some(addr, &Requires::default(), on_silence, |_| true, &mut |_, _| {});
+        print_by_rule(&results, &mut std::io::stdout())?;
         results
     };
     Ok(contract::tally(&results).1 == 0)
@@ -139,7 +197,7 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verific
     if spec.accepts_max_users() {
         let full = Requires { max_users: Some(10_000) };
         let server = subject::start(spec, &StartOptions { max_users: full.max_users, ..opts.clone() })?;
-        let needing = run_some(server.addr, &full, |c| c.requires == full, &mut |_, _| {});
+        let needing = run_some(server.addr, &full, OnSilence::GiveUp, |c| c.requires == full, &mut |_, _| {});
         server.stop()?;
         // Replace the "skipped" verdicts of the first pass by the real ones.
         for r in all {
