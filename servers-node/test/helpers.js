@@ -1,8 +1,12 @@
-// Shared test helpers: in-process servers on port 0, raw-socket exchanges, and child processes of server.js.
+// Shared test helpers: in-process servers on port 0, raw-socket exchanges, child processes of server.js, and
+// visible skips for tests that need something a machine may lack (root, a program, CPUs).
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { createServer } from '../app.js';
@@ -149,3 +153,94 @@ export function postUser(name, email, extraHeaders = '') {
 
 /** Milliseconds since `start` (a `performance.now()` value). */
 export const since = (start) => performance.now() - start;
+
+// Visible skips, the same as crates/testkit on the Rust side (its header says why). A test that needs something a
+// machine may lack asks first:
+//
+//   test('pages render in chromium', (t) => {
+//     if (!requireOrSkip(t, 'pages render in chromium', Need.tool('chromium'))) return;
+//     ...
+//   });
+//
+// A skip prints `skipped: <test>: <reason>` on stderr, calls `t.skip(reason)`, and, when FAIRPAIR_SKIP_DIR names a
+// directory, writes a new file there holding one line `<need-key>\t<test>\t<reason>`, which scripts/test lists at the
+// end (and fails on in CI when .ci/provides says CI provides that need).
+
+/**
+ * What a test needs from the machine: `Need.root`, `Need.tool('go')`, `Need.cpus(2)`. Each has its `key` (`root`,
+ * `tool:<name>`, `cpus:<n>`, as in .ci/provides) and `unmet()`: null when the machine meets it, otherwise why not.
+ */
+export const Need = Object.freeze({
+  root: Object.freeze({
+    key: 'root',
+    unmet: () => (process.getuid() === 0 ? null : `needs root, runs as user id ${process.getuid()}`),
+  }),
+  tool: (name) =>
+    Object.freeze({
+      key: `tool:${name}`,
+      unmet: () => (toolPath(name) === null ? `needs \`${name}\` on PATH, not found there` : null),
+    }),
+  cpus: (n) =>
+    Object.freeze({
+      key: `cpus:${n}`,
+      unmet: () => {
+        // availableParallelism honours this process's CPU affinity, as the Rust side's count does.
+        const have = os.availableParallelism();
+        return have >= n ? null : `needs ${n} CPUs, this process may use ${have}`;
+      },
+    }),
+});
+
+/** The program `name` as found on PATH (an executable file), or null. */
+export function toolPath(name) {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here: try the next directory.
+    }
+  }
+  return null;
+}
+
+/** True when `need` is met. Otherwise records the skip of `test`, calls `t.skip`, and returns false. */
+export function requireOrSkip(t, test, need) {
+  const reason = need.unmet();
+  if (reason === null) return true;
+  skip(t, test, need, reason);
+  return false;
+}
+
+/** Records that `test` does not run for want of `need`, for a reason of the caller's own, and calls `t.skip`. */
+export function skip(t, test, need, reason) {
+  process.stderr.write(`skipped: ${test}: ${reason}\n`);
+  const dir = process.env.FAIRPAIR_SKIP_DIR;
+  if (dir) recordSkip(dir, test, need, reason);
+  t.skip(reason);
+}
+
+/** The record of one skip: one line of three tab-separated fields, tabs and line breaks inside them flattened. */
+export function skipLine(test, need, reason) {
+  const flat = (s) => String(s).replace(/[\t\r\n]/g, ' ');
+  return `${need.key}\t${flat(test)}\t${flat(reason)}\n`;
+}
+
+let nextSkip = 0;
+
+/** Writes the record into a new file in `dir` (created if needed), never appending to a shared one; returns its path. */
+export function recordSkip(dir, test, need, reason) {
+  mkdirSync(dir, { recursive: true });
+  for (;;) {
+    const file = path.join(dir, `node-${process.pid}-${nextSkip++}.skip`);
+    try {
+      writeFileSync(file, skipLine(test, need, reason), { flag: 'wx' });
+      return file;
+    } catch (e) {
+      // A process id reused earlier in the same run only costs a retry.
+      if (e.code !== 'EEXIST') throw e;
+    }
+  }
+}

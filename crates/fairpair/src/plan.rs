@@ -176,6 +176,12 @@ const VERIFY_S: f64 = 4.0;
 
 impl Plan {
     pub fn from_args(args: &RunArgs) -> Result<Plan> {
+        Plan::for_cpus(args, procstat::allowed_cpus())
+    }
+
+    /// The plan on a machine whose allowed CPUs are `allowed`: `from_args` passes this process's own, tests pass a
+    /// list, so that what they check does not depend on the machine they run on.
+    pub fn for_cpus(args: &RunArgs, allowed: Vec<usize>) -> Result<Plan> {
         let q = args.quick;
         let duration_s = args.duration.unwrap_or(if q { 2 } else { 15 });
         let warmup_s = args.warmup.unwrap_or(if q { 1 } else { 5 });
@@ -197,7 +203,6 @@ impl Plan {
         let mut skipped = Vec::new();
 
         // Pinning: disjoint CPU sets for servers and load generator.
-        let allowed = procstat::allowed_cpus();
         let cpu_list = |flag: &str, text: &str| -> Result<Vec<usize>> {
             let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
             if let Some(c) = cpus.iter().find(|c| !allowed.contains(c)) {
@@ -516,11 +521,16 @@ mod tests {
 
     /// A plan from command-line words, with stand-in binaries (any existing file will do: nothing is run).
     fn plan(words: &[&str]) -> Result<Plan> {
+        plan_on(&procstat::allowed_cpus(), words)
+    }
+
+    /// The same, on a machine whose allowed CPUs are `allowed`.
+    fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
         use clap::Parser;
         let exe = std::env::current_exe().unwrap().display().to_string();
         let mut argv = vec!["fairpair", "--users-server", &exe, "--ceiling", &exe, "--node-server", &exe];
         argv.extend(words);
-        Plan::from_args(&Wrapper::try_parse_from(argv).unwrap().args)
+        Plan::for_cpus(&Wrapper::try_parse_from(argv).unwrap().args, allowed.to_vec())
     }
 
     #[test]
@@ -548,14 +558,25 @@ mod tests {
 
     #[test]
     fn multi_worker_subjects_get_one_worker_per_server_cpu() {
-        if procstat::allowed_cpus().len() < 2 {
-            return; // Needs two allowed CPUs to give the server side two.
+        // (allowed CPUs, flags, server CPUs): unpinned, the servers may use every allowed CPU; pinned, their share.
+        let cases: [(&[usize], &[&str], u32); 3] = [
+            (&[0, 1], &["--no-pin"], 2),
+            (&[0, 1, 2, 3, 4, 5], &["--no-pin"], 6),
+            (&[0, 1, 2, 3], &["--server-cpus", "0-2", "--loader-cpus", "3"], 3),
+        ];
+        for (allowed, flags, server_cpus) in cases {
+            let p = plan_on(allowed, flags).unwrap();
+            let case = format!("{flags:?} on CPUs {allowed:?}");
+            let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(multi.workers, Some(server_cpus), "{case}");
+            let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(cluster.workers, Some(server_cpus), "{case}");
+            assert!(cluster.per_worker_store, "{case}");
         }
-        let p = plan(&["--no-pin"]).unwrap();
-        let multi = p.subjects.iter().find(|s| s.name == "rust-multi").expect("included with 2 server CPUs");
-        assert_eq!(multi.workers, Some(procstat::allowed_cpus().len() as u32));
-        let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap();
-        assert!(cluster.per_worker_store);
+        // One server CPU: left out, and said so.
+        let p = plan_on(&[0], &["--no-pin"]).unwrap();
+        assert!(p.subjects.iter().all(|s| s.name != "rust-multi" && s.name != "node-cluster"));
+        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
     }
 
     #[test]

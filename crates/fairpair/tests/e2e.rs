@@ -1,6 +1,7 @@
 //! `fairpair run` end to end with tiny durations: verification, closed-loop runs, open loop, memory, summaries,
-//! `benchmark.json`, the report and its charts. Uses the ceiling, plus the Rust and Node servers when they are built
-//! and present in the workspace. Needs wrk (CI installs it); fails, rather than passes, without it.
+//! `benchmark.json`, the report and its charts, for the three built-in subjects `ceiling`, `rust` and `node`. All three
+//! are part of the workspace, so a missing one fails the test rather than shrinking it. Needs wrk (CI installs it) and
+//! node; fails, rather than passes, without them.
 
 mod common;
 
@@ -13,17 +14,12 @@ use fairpair::schema::Benchmark;
 fn a_tiny_run_writes_results_and_report() {
     common::require_wrk();
     common::sibling_binary("ceiling");
+    common::sibling_binary("users-server");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out_dir = common::temp_dir("e2e");
-    let mut subjects = vec!["ceiling"];
-    let users_server = PathBuf::from(env!("CARGO_BIN_EXE_fairpair")).with_file_name("users-server");
-    if users_server.is_file() {
-        subjects.push("rust");
-    }
     let node_server = root.join("servers-node/server.js");
-    if node_server.is_file() {
-        subjects.push("node");
-    }
+    assert!(node_server.is_file(), "{} not found: the Node server is part of the workspace", node_server.display());
+    let out_dir = common::temp_dir("e2e");
+    let subjects = ["ceiling", "rust", "node"];
     let output = Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .current_dir(&root)
         .args(["run", "--subjects", &subjects.join(","), "--scenarios", "get,post", "--connections", "4"])
@@ -51,6 +47,10 @@ fn a_tiny_run_writes_results_and_report() {
     let text = std::fs::read_to_string(out_dir.join("benchmark.json")).unwrap();
     let bench: Benchmark = serde_json::from_str(&text).unwrap();
     assert_eq!(bench.schema_version, fairpair::schema::SCHEMA_VERSION);
+    // Every built-in subject was planned and measured: none dropped on the way.
+    let mut measured: Vec<&str> = bench.subjects.iter().map(|s| s.name.as_str()).collect();
+    measured.sort_unstable();
+    assert_eq!(measured, ["ceiling", "node", "rust"]);
     // Verification first: a server failing the contract is (rightly) not measured, which would fail what follows.
     for s in &bench.subjects {
         let want = if s.name == "ceiling" { "not-applicable" } else { "passed" };
