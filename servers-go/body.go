@@ -35,6 +35,8 @@ const (
 	readTimedOut
 	// readBroken: the client went away or sent a malformed chunk; nothing more can be read.
 	readBroken
+	// readBadTrailer: a chunked body's trailer holds a field that frames or routes the message (decision V2).
+	readBadTrailer
 )
 
 // bodyResult is what readBody found.
@@ -67,12 +69,27 @@ func readBody(r *http.Request) bodyResult {
 			return drain(r.Body, len(body))
 		}
 		if err == io.EOF {
+			if hasFramingTrailer(r.Trailer) {
+				return bodyResult{outcome: readBadTrailer}
+			}
 			return bodyResult{outcome: readComplete, body: body}
 		}
 		if err != nil {
 			return bodyResult{outcome: failure(err)}
 		}
 	}
+}
+
+// hasFramingTrailer reports whether a chunked body's trailer (which net/http collects into r.Trailer once the body
+// is read, declared or not) holds Content-Length, Transfer-Encoding or Host: fields a recipient must not take from a
+// trailer (RFC 9110 section 6.5.1), and which a proxy that merges trailers into the head could be fooled by.
+func hasFramingTrailer(trailer http.Header) bool {
+	for _, name := range []string{"Content-Length", "Transfer-Encoding", "Host"} {
+		if _, present := trailer[name]; present {
+			return true
+		}
+	}
+	return false
 }
 
 // drain reads and drops what is left of an oversized body, up to DrainLimit past the limit. The verdict is 413

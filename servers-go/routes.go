@@ -120,8 +120,9 @@ func (rt *routes) createUser(x *exchange) {
 		x.close = true
 		sendError(x, errRequestTimeout)
 		return
-	case readBroken:
-		// A malformed chunk, or a client that went away (then nobody reads this answer): nothing is stored.
+	case readBroken, readBadTrailer:
+		// A malformed chunk, a trailer that would change the request's framing, or a client that went away (then
+		// nobody reads this answer): nothing is stored.
 		x.close = true
 		sendError(x, errBadRequest)
 		return

@@ -83,6 +83,27 @@ fn every_method_on_every_route_agrees() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// A tolerated difference of Go's net/http, shown rather than assumed: a target whose path holds a malformed
+/// percent-escape is refused with 400 before any handler runs (the target is parsed as a URL first), where Rust and
+/// Node match the raw path and answer 404. Well-formed escapes are routed alike everywhere (404, never decoded).
+#[test]
+fn a_malformed_percent_escape_is_404_on_rust_and_node_and_400_on_go() {
+    let kinds = faults::kinds("a_malformed_percent_escape_is_404_on_rust_and_node_and_400_on_go");
+    let mut checked = 0;
+    for kind in kinds {
+        let server = Server::start(kind, Limits::SHORT, &[]);
+        for target in ["/users/%", "/users/%zz", "/users/1%2", "/%"] {
+            assert!(faults::has_malformed_percent_escape(target), "{target}");
+            let expected = if kind == faults::Kind::Go { 400 } else { 404 };
+            assert_eq!(status(&exchange(server.addr, &get_bytes(target))), expected, "{}: GET {target}", kind.name());
+            checked += 1;
+        }
+        assert!(!faults::has_malformed_percent_escape("/users/%35?x=%"), "a query is not checked");
+        assert_eq!(status(&exchange(server.addr, &get_bytes("/users/%35"))), 404, "{}", kind.name());
+    }
+    assert!(checked >= 8, "only {checked} targets checked");
+}
+
 /// Reads `n` responses from one connection (HEAD answers have no body).
 fn responses(conn: &mut Connection, heads: &[bool]) -> Vec<(u16, String)> {
     heads
