@@ -61,7 +61,7 @@ func main() {
 		log:           cfg.log,
 	})
 	address := net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port))
-	listener, err := net.Listen("tcp", address)
+	listener, err := listenTCP(cfg.host, cfg.port, ListenBacklog)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: cannot listen on %s: %v\n", address, err)
 		os.Exit(1)
@@ -107,6 +107,45 @@ func signalName(s os.Signal) string {
 		return "SIGUSR2"
 	}
 	return s.String()
+}
+
+// ListenBacklog is the listen backlog every fairpair server asks for (the kernel caps it at net.core.somaxconn).
+const ListenBacklog = 1024
+
+// listenTCP opens a listening TCP socket with an explicit backlog. net.Listen would be the plain way, but it always
+// asks for the kernel's maximum (net.core.somaxconn, 4096 on current kernels) where the other servers ask for 1024,
+// and the standard library has no setting for it; so the socket is made with the system calls net.Listen makes
+// (non-blocking, close-on-exec, SO_REUSEADDR) and handed to net.FileListener.
+func listenTCP(host string, port int, backlog int) (net.Listener, error) {
+	ip := net.ParseIP(host)
+	family := syscall.AF_INET
+	var address syscall.Sockaddr
+	if ip4 := ip.To4(); ip4 != nil {
+		inet4 := &syscall.SockaddrInet4{Port: port}
+		copy(inet4.Addr[:], ip4)
+		address = inet4
+	} else {
+		family = syscall.AF_INET6
+		inet6 := &syscall.SockaddrInet6{Port: port}
+		copy(inet6.Addr[:], ip.To16())
+		address = inet6
+	}
+	fd, err := syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, os.NewSyscallError("socket", err)
+	}
+	file := os.NewFile(uintptr(fd), "listener")
+	defer file.Close() // net.FileListener works on a duplicate.
+	if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1); err != nil {
+		return nil, os.NewSyscallError("setsockopt", err)
+	}
+	if err := syscall.Bind(fd, address); err != nil {
+		return nil, os.NewSyscallError("bind", err)
+	}
+	if err := syscall.Listen(fd, backlog); err != nil {
+		return nil, os.NewSyscallError("listen", err)
+	}
+	return net.FileListener(file)
 }
 
 // printListening prints the start-up line, the same shape on every server.
