@@ -49,9 +49,16 @@ pub fn kinds(test: &str) -> Vec<Kind> {
     if go_binary().is_some() {
         kinds.push(Kind::Go);
     } else {
-        println!("skipped: {test} (go): go not installed");
+        skipped(&format!("{test} (go)"), "go not installed");
     }
     kinds
+}
+
+/// Says that a test (or part of one) did not run, on a line of its own. It writes to stderr directly: the test
+/// harness captures `println!` and `eprintln!` of passing tests, and a skip must not pass silently.
+pub fn skipped(test: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {why}");
 }
 
 impl Kind {

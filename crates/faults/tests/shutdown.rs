@@ -118,7 +118,7 @@ fn sigterm_under_load_node() {
 #[test]
 fn sigterm_under_load_go() {
     if faults::go_binary().is_none() {
-        println!("skipped: sigterm_under_load_go: go not installed");
+        faults::skipped("sigterm_under_load_go", "go not installed");
         return;
     }
     sigterm_under_load(Kind::Go);
