@@ -141,6 +141,21 @@ func clearBodyDeadline(r *http.Request) {
 	setBodyDeadline(r, time.Time{})
 }
 
+// endNow sends the answer and ends the connection's sending side at once, for an answer that closes the connection
+// while the request's body may still be on its way (decisions V4 and V6). Left to itself, net/http would first read
+// and discard up to 256 KiB of that body (or wait for it until the body's deadline) and only then close, so a client
+// that never sends its body would wait that long to see the connection closed. With the FIN sent now the client sees
+// the end at once, while net/http still reads and discards what arrives, so that closing the socket does not reset
+// the connection and destroy the answer before the client has read it.
+func endNow(x *exchange) {
+	if flusher, ok := x.w.(http.Flusher); ok {
+		flusher.Flush()
+	}
+	if conn, ok := x.r.Context().Value(connKey{}).(*net.TCPConn); ok {
+		_ = conn.CloseWrite() // Fails only when the client is gone already.
+	}
+}
+
 // recoverPanic answers 500 when a handler panics and nothing has been sent yet; the server goes on. net/http would
 // recover the panic too, but close the connection without an answer. The panic goes to stderr, never to the client.
 func (a *app) recoverPanic(x *exchange) {

@@ -193,6 +193,9 @@ func send(x *exchange, status int, contentType string, body []byte) {
 	if x.r.Method != http.MethodHead {
 		_, _ = x.w.Write(body) // A client that went away is no error of ours.
 	}
+	if x.close && x.r.ContentLength != 0 {
+		endNow(x)
+	}
 }
 
 // sendEmpty answers with an empty body and closes the connection, for requests refused before routing.
