@@ -79,9 +79,9 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     announce(plan);
 
     let mut versions = BTreeMap::new();
-    for name in ["wrk", "oha", "autocannon"] {
+    for name in tools::NAMES {
         let t = tools::by_name(name).expect("known tool");
-        let v = if tools::installed(t.program()) { t.version() } else { "not installed".into() };
+        let v = if t.available() { t.version() } else { "not installed".into() };
         versions.insert(name.to_string(), v);
     }
     let environment = env::capture(versions);
@@ -123,7 +123,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
             method: s.method.clone(),
             path: s.path.clone(),
             body: s.body.clone(),
-            wrk_script: written.map(|(_, text)| text),
+            wrk_script: written.and_then(|(_, text)| text),
         });
     }
 
@@ -587,7 +587,7 @@ pub fn summarise(runs: &[LoadRun]) -> Vec<Summary> {
                 p50_ms: stat(&|r| r.latency.p50_ms),
                 p90_ms: stat(&|r| r.latency.p90_ms),
                 p99_ms: stat(&|r| r.latency.p99_ms),
-                p99_9_ms: stat(&|r| r.latency.p99_9_ms),
+                p99_9_ms: Stat::of(&group.iter().filter_map(|r| r.latency.p99_9_ms).collect::<Vec<_>>()),
                 max_ms: stat(&|r| r.latency.max_ms),
                 server_cpu_us_per_request: Stat::of(
                     &group.iter().filter_map(|r| r.server_cpu_us_per_request).collect::<Vec<_>>(),

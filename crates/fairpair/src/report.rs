@@ -225,11 +225,19 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
                         ms(s.p50_ms.median),
                         ms(s.p90_ms.median),
                         ms(s.p99_ms.median),
-                        ms(s.p99_9_ms.median),
+                        s.p99_9_ms.as_ref().map_or_else(not_reported, |p| ms(p.median)),
                         ms(s.max_ms.median)
                     );
                 }
             }
+        }
+        if b.summaries.iter().any(|s| s.p99_9_ms.is_none()) {
+            let _ = writeln!(
+                md,
+                "\nn/r: not reported by the load tool (`{}` gives no p99.9: ab's percentiles go in steps of 1 %, \
+                 bombardier's stop at p99).",
+                b.settings.tool
+            );
         }
         for (scenario, conns) in &cells {
             let file = format!("latency-{scenario}-{conns}.svg");
@@ -282,7 +290,7 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
                 ms(l.p50_ms),
                 ms(l.p90_ms),
                 ms(l.p99_ms),
-                ms(l.p99_9_ms),
+                l.p99_9_ms.map_or_else(not_reported, ms),
                 ms(l.max_ms)
             );
         }
@@ -486,7 +494,12 @@ fn latency_chart(b: &Benchmark, scenario: &str, conns: u32, subjects: &[&str]) -
         groups: vec!["p50".into(), "p90".into(), "p99".into(), "p99.9".into()],
         series: present.iter().map(|s| s.subject.clone()).collect(),
         values: (0..4)
-            .map(|p| present.iter().map(|s| Some(bar([&s.p50_ms, &s.p90_ms, &s.p99_ms, &s.p99_9_ms][p]))).collect())
+            .map(|p| {
+                present
+                    .iter()
+                    .map(|s| [Some(&s.p50_ms), Some(&s.p90_ms), Some(&s.p99_ms), s.p99_9_ms.as_ref()][p].map(bar))
+                    .collect()
+            })
             .collect(),
     })
 }
@@ -523,6 +536,11 @@ fn cv(s: &Stat) -> String {
 
 fn ms(v: f64) -> String {
     format!("{v:.2}")
+}
+
+/// A percentile the load tool does not report (ab, bombardier: no p99.9).
+fn not_reported() -> String {
+    "n/r".to_owned()
 }
 
 fn num(v: f64) -> String {

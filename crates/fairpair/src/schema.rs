@@ -140,7 +140,8 @@ pub struct Latency {
     pub p50_ms: f64,
     pub p90_ms: f64,
     pub p99_ms: f64,
-    pub p99_9_ms: f64,
+    /// `None` when the tool does not report it (ab's percentiles go in steps of 1 %, bombardier's stop at 99).
+    pub p99_9_ms: Option<f64>,
     pub max_ms: f64,
 }
 
@@ -234,7 +235,8 @@ pub struct Summary {
     pub p50_ms: Stat,
     pub p90_ms: Stat,
     pub p99_ms: Stat,
-    pub p99_9_ms: Stat,
+    /// `None` when the load tool does not report p99.9 (see [`Latency`]).
+    pub p99_9_ms: Option<Stat>,
     pub max_ms: Stat,
     pub server_cpu_us_per_request: Option<Stat>,
     pub loader_cpu_percent: Stat,

@@ -1,6 +1,6 @@
 //! Each load tool's parser, on real saved outputs (see `fixtures/README.md`).
 
-use fairpair::tools::{LoadTool, autocannon::Autocannon, oha::Oha, wrk::Wrk};
+use fairpair::tools::{LoadTool, ab::Ab, autocannon::Autocannon, bombardier::Bombardier, oha::Oha, wrk::Wrk};
 
 fn fixture(name: &str) -> String {
     std::fs::read_to_string(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
@@ -15,7 +15,7 @@ fn wrk_get() {
     assert_eq!(r.latency.p50_ms, 4.414);
     assert_eq!(r.latency.p90_ms, 6.761);
     assert_eq!(r.latency.p99_ms, 12.167);
-    assert_eq!(r.latency.p99_9_ms, 15.775);
+    assert_eq!(r.latency.p99_9_ms, Some(15.775));
     assert_eq!(r.latency.max_ms, 18.504);
     assert_eq!((r.errors, r.non_2xx), (0, 0));
 }
@@ -48,7 +48,7 @@ fn autocannon_get() {
     assert_eq!(r.duration_s, 2.09);
     assert!((r.requests_per_sec - 8489.0 / 2.09).abs() < 1e-6);
     assert_eq!((r.latency.p50_ms, r.latency.p90_ms, r.latency.p99_ms), (10.0, 20.0, 51.0));
-    assert_eq!((r.latency.p99_9_ms, r.latency.max_ms), (76.0, 80.0));
+    assert_eq!((r.latency.p99_9_ms, r.latency.max_ms), (Some(76.0), 80.0));
     assert_eq!((r.errors, r.non_2xx), (0, 0));
 }
 
@@ -67,7 +67,7 @@ fn oha_get() {
     assert_eq!(r.requests, 87214);
     assert!((r.duration_s - 2.00316228).abs() < 1e-12);
     assert!((r.latency.p50_ms - 0.562636).abs() < 1e-9);
-    assert!((r.latency.p99_9_ms - 8.808912).abs() < 1e-9);
+    assert!((r.latency.p99_9_ms.unwrap() - 8.808912).abs() < 1e-9);
     assert!((r.latency.max_ms - 11.838457).abs() < 1e-9);
     // The 37 requests cut off when the time was up are not server errors.
     assert_eq!((r.errors, r.non_2xx), (0, 0));
@@ -87,7 +87,7 @@ fn oha_documented_format() {
     assert_eq!(r.requests, 20388);
     assert_eq!(r.non_2xx, 8);
     assert_eq!(r.errors, 3, "resets count; aborted-at-deadline requests are not server errors");
-    assert!((r.latency.p99_9_ms - 25.4).abs() < 1e-9);
+    assert!((r.latency.p99_9_ms.unwrap() - 25.4).abs() < 1e-9);
     assert!((r.latency.max_ms - 41.2).abs() < 1e-9);
     assert!((r.requests_per_sec - 20388.0 / 2.0031).abs() < 1e-6);
 }
@@ -97,4 +97,59 @@ fn garbage_is_an_error_not_a_zero() {
     assert!(Autocannon.parse("Running 2s test").is_err());
     assert!(Oha.parse("{}").is_err());
     assert!(Wrk.parse("").is_err());
+}
+
+#[test]
+fn ab_get_reads_the_csv_percentiles_and_reports_no_p99_9() {
+    let r = Ab.parse(&fixture("ab-get-ceiling.txt")).unwrap();
+    assert_eq!(r.requests, 39915);
+    assert_eq!(r.duration_s, 2.003);
+    assert!((r.requests_per_sec - 39915.0 / 2.003).abs() < 1e-6);
+    // From the -e CSV, at microsecond resolution (the summary's own table says 1, 8, 13 and 33 ms).
+    assert_eq!((r.latency.p50_ms, r.latency.p90_ms, r.latency.p99_ms), (0.741, 7.261, 12.561));
+    assert_eq!((r.latency.p99_9_ms, r.latency.max_ms), (None, 32.586));
+    assert_eq!((r.errors, r.non_2xx), (0, 0));
+}
+
+#[test]
+fn ab_post_length_failures_are_not_errors() {
+    // Ids grew from 5 to 6 digits during the run: ab calls the 38,247 longer answers "failed" (Length).
+    let text = fixture("ab-post-go.txt");
+    assert!(text.contains("(Connect: 0, Receive: 0, Length: 38247, Exceptions: 0)"), "the capture shows it");
+    let r = Ab.parse(&text).unwrap();
+    assert_eq!(r.requests, 128246);
+    assert_eq!((r.errors, r.non_2xx), (0, 0));
+    assert_eq!((r.latency.p99_ms, r.latency.max_ms), (40.126, 160.136));
+}
+
+#[test]
+fn ab_counts_non_2xx() {
+    let r = Ab.parse(&fixture("ab-get-404s.txt")).unwrap();
+    assert_eq!((r.requests, r.non_2xx, r.errors), (32868, 32868, 0));
+}
+
+#[test]
+fn ab_without_the_csv_is_an_error() {
+    let text = fixture("ab-get-ceiling.txt");
+    let without: String = text.lines().filter(|l| !l.contains(',')).collect::<Vec<_>>().join("\n");
+    let e = Ab.parse(&without).unwrap_err();
+    assert!(e.to_string().contains("no percentile CSV"), "{e}");
+}
+
+#[test]
+fn bombardier_reads_microseconds_and_reports_no_p99_9() {
+    let r = Bombardier.parse(&fixture("bombardier-documented-format.json")).unwrap();
+    assert_eq!(r.requests, 39915);
+    assert_eq!(r.duration_s, 2.003114);
+    assert_eq!((r.latency.p50_ms, r.latency.p90_ms, r.latency.p99_ms), (0.741, 7.261, 12.561));
+    assert_eq!((r.latency.p99_9_ms, r.latency.max_ms), (None, 32.586));
+    assert_eq!((r.errors, r.non_2xx), (0, 0));
+}
+
+#[test]
+fn bombardier_counts_errors_and_every_non_2xx_class() {
+    let r = Bombardier.parse(&fixture("bombardier-documented-errors.json")).unwrap();
+    assert_eq!(r.requests, 20102 + 1200 + 3 + 1);
+    assert_eq!((r.errors, r.non_2xx), (6, 1204));
+    assert_eq!(r.latency.max_ms, 10000.512);
 }

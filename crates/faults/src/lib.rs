@@ -23,7 +23,7 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::sync::{OnceLock, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -37,6 +37,27 @@ pub enum Kind {
     Node,
     /// The Node `cluster` primary with this many workers.
     NodeCluster(u32),
+    /// `servers-go`, when Go is installed (see [`kinds`]).
+    Go,
+}
+
+/// The single-process servers a differential test compares, Rust first. Go is left out, with a `skipped:` line
+/// naming `test`, when Go is not installed: the test then still compares the others, and the line says what it did
+/// not check. A new server is one more entry here.
+pub fn kinds(test: &str) -> Vec<Kind> {
+    let mut kinds = vec![Kind::Rust, Kind::Node];
+    if go_binary().is_some() {
+        kinds.push(Kind::Go);
+    } else {
+        skipped(&format!("{test} (go)"), "go not installed");
+    }
+    kinds
+}
+
+/// Says that a test (or part of one) did not run for want of Go, through `testkit`: a line on stderr and a record
+/// that `scripts/test` lists at the end (and that fails CI, which installs Go).
+pub fn skipped(test: &str, why: &str) {
+    testkit::skip(test, testkit::Need::Tool("go"), why);
 }
 
 impl Kind {
@@ -45,6 +66,7 @@ impl Kind {
             Kind::Rust => "rust",
             Kind::Node => "node",
             Kind::NodeCluster(_) => "node-cluster",
+            Kind::Go => "go",
         }
     }
 }
@@ -99,12 +121,51 @@ fn rust_binary() -> PathBuf {
     bin
 }
 
+/// Whether the path of a request target holds a `%` not followed by two hex digits. Go's net/http parses the
+/// target as a URL (`url.ParseRequestURI`) before any handler runs and answers such a target 400 (text/plain, no
+/// Content-Length, connection closed), where Rust and Node route the raw path and answer 404: a difference between
+/// the stacks, shown by `differential.rs`, that the comparisons must allow for.
+pub fn has_malformed_percent_escape(target: &str) -> bool {
+    let path = target.split('?').next().unwrap_or("");
+    let bytes = path.as_bytes();
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(i, &b)| b == b'%' && !(bytes.get(i + 1..i + 3).is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))))
+}
+
+/// The Go server's binary, built by `scripts/build-go` once per test process (Go's build cache makes a rebuild of
+/// unchanged sources take a moment), or `None` when Go is not installed. A failing build is a test failure.
+pub fn go_binary() -> Option<PathBuf> {
+    static BINARY: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BINARY
+        .get_or_init(|| {
+            let installed = Command::new("go").arg("version").stdout(Stdio::null()).status().is_ok_and(|s| s.success());
+            if !installed {
+                return None;
+            }
+            // Beside the Rust binaries: target/go/, as scripts/build-go does by default.
+            let exe = std::env::current_exe().expect("the test binary has a path");
+            let target = exe.ancestors().nth(3).expect("target/<profile>/deps/<test>");
+            let bin = target.join("go/users-server-go");
+            let status = Command::new(repo_root().join("scripts/build-go"))
+                .arg(&bin)
+                .stdout(Stdio::null())
+                .status()
+                .expect("scripts/build-go runs");
+            assert!(status.success(), "scripts/build-go failed");
+            Some(bin)
+        })
+        .clone()
+}
+
 impl Server {
     /// Starts a server on a free port with the contract's default settings and the given time limits, plus any
     /// extra flags (`--max-users 10000`, say), and waits for its start-up line.
     pub fn start(kind: Kind, limits: Limits, extra: &[&str]) -> Server {
         let mut command = match kind {
             Kind::Rust => Command::new(rust_binary()),
+            Kind::Go => Command::new(go_binary().expect("Go is installed (check with faults::kinds)")),
             Kind::Node | Kind::NodeCluster(_) => {
                 let mut c = Command::new("node");
                 c.arg(repo_root().join("servers-node/server.js"));
@@ -113,7 +174,8 @@ impl Server {
         };
         let workers = match kind {
             Kind::NodeCluster(n) => n,
-            Kind::Rust => 2,
+            // Go with two threads, like Rust, so that the store's lock is exercised.
+            Kind::Rust | Kind::Go => 2,
             Kind::Node => 1,
         };
         command

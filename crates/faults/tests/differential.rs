@@ -1,38 +1,41 @@
-//! Both servers, the same bytes, the same answers: every case of `contract/cases.json`, every method on every
+//! Every server, the same bytes, the same answers: every case of `contract/cases.json`, every method on every
 //! route, and the transport faults that need more than one request on a connection.
 
 use contract::{Connection, Match, Outcome, Verdict};
-use faults::{Kind, Limits, Server, body, exchange, get_bytes, post_bytes, status};
+use faults::{Limits, Server, body, exchange, get_bytes, post_bytes, status};
 use std::time::Duration;
 
 const READ: Duration = Duration::from_secs(5);
 
-/// Runs every contract case on both servers. Each must pass on its own, and for `exact` cases the two answers must
-/// be the same bytes (status, Content-Type, body, Content-Length, Location, Allow). Both servers see the same
+/// Runs every contract case on every server. Each must pass on its own, and for `exact` cases the answers must be
+/// the same bytes as Rust's (status, Content-Type, body, Content-Length, Location, Allow). All servers see the same
 /// requests in the same order, so even the ids of created users agree.
 #[test]
-fn every_contract_case_passes_on_both_servers_and_they_agree() {
-    let rust = Server::start(Kind::Rust, Limits::SHORT, &[]);
-    let node = Server::start(Kind::Node, Limits::SHORT, &[]);
-    let rust_full = Server::start(Kind::Rust, Limits::SHORT, &["--max-users", "10000"]);
-    let node_full = Server::start(Kind::Node, Limits::SHORT, &["--max-users", "10000"]);
+fn every_contract_case_passes_on_every_server_and_they_agree() {
+    let kinds = faults::kinds("every_contract_case_passes_on_every_server_and_they_agree");
+    let servers: Vec<Server> = kinds.iter().map(|&kind| Server::start(kind, Limits::SHORT, &[])).collect();
+    let full: Vec<Server> =
+        kinds.iter().map(|&kind| Server::start(kind, Limits::SHORT, &["--max-users", "10000"])).collect();
     let mut problems = Vec::new();
     let mut ran = 0;
     for case in contract::cases() {
-        let (a, b) = if case.requires.is_empty() { (&rust, &node) } else { (&rust_full, &node_full) };
+        let chosen = if case.requires.is_empty() { &servers } else { &full };
         let settings = case.requires.clone();
-        let ra = contract::run_case(a.addr, case, &settings);
-        let rb = contract::run_case(b.addr, case, &settings);
-        for (server, result) in [("rust", &ra), ("node", &rb)] {
+        let results: Vec<_> = chosen.iter().map(|server| contract::run_case(server.addr, case, &settings)).collect();
+        for (server, result) in chosen.iter().zip(&results) {
+            let name = server.kind.name();
             match &result.verdict {
                 Verdict::Passed => {}
-                Verdict::Failed(why) => problems.push(format!("{server} fails {}: {}", case.name, why.join("; "))),
-                Verdict::Skipped(why) => problems.push(format!("{server} skipped {}: {why}", case.name)),
+                Verdict::Failed(why) => problems.push(format!("{name} fails {}: {}", case.name, why.join("; "))),
+                Verdict::Skipped(why) => problems.push(format!("{name} skipped {}: {why}", case.name)),
             }
         }
-        if let (Some(oa), Some(ob)) = (&ra.outcome, &rb.outcome) {
-            for d in contract::differences(case.matching, oa, ob) {
-                problems.push(format!("{}: rust and node differ: {d}", case.name));
+        let (first, others) = results.split_first().expect("at least one server");
+        for (server, result) in chosen[1..].iter().zip(others) {
+            if let (Some(oa), Some(ob)) = (&first.outcome, &result.outcome) {
+                for d in contract::differences(case.matching, oa, ob) {
+                    problems.push(format!("{}: rust and {} differ: {d}", case.name, server.kind.name()));
+                }
             }
         }
         ran += 1;
@@ -44,8 +47,10 @@ fn every_contract_case_passes_on_both_servers_and_they_agree() {
 /// Every method on every route (and on paths next to them): the status, headers and body must be identical.
 #[test]
 fn every_method_on_every_route_agrees() {
-    let rust = Server::start(Kind::Rust, Limits::SHORT, &[]);
-    let node = Server::start(Kind::Node, Limits::SHORT, &[]);
+    let servers: Vec<Server> = faults::kinds("every_method_on_every_route_agrees")
+        .into_iter()
+        .map(|kind| Server::start(kind, Limits::SHORT, &[]))
+        .collect();
     let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"];
     let paths =
         ["/", "/health", "/users", "/users/1", "/users/abc", "/users/99999999", "/nope", "/users/1/", "/users/"];
@@ -54,10 +59,12 @@ fn every_method_on_every_route_agrees() {
         for path in paths {
             // POST /users without a Content-Type is a 415 on both; a body would only make it a different case.
             let request = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-            let a = exchange(rust.addr, request.as_bytes());
-            let b = exchange(node.addr, request.as_bytes());
-            for d in contract::differences(Match::Exact, &a, &b) {
-                problems.push(format!("{method} {path}: {d}"));
+            let a = exchange(servers[0].addr, request.as_bytes());
+            for other in &servers[1..] {
+                let b = exchange(other.addr, request.as_bytes());
+                for d in contract::differences(Match::Exact, &a, &b) {
+                    problems.push(format!("{method} {path}: rust and {}: {d}", other.kind.name()));
+                }
             }
             let s = status(&a);
             let read = matches!(method, "GET" | "HEAD");
@@ -76,6 +83,27 @@ fn every_method_on_every_route_agrees() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// A tolerated difference of Go's net/http, shown rather than assumed: a target whose path holds a malformed
+/// percent-escape is refused with 400 before any handler runs (the target is parsed as a URL first), where Rust and
+/// Node match the raw path and answer 404. Well-formed escapes are routed alike everywhere (404, never decoded).
+#[test]
+fn a_malformed_percent_escape_is_404_on_rust_and_node_and_400_on_go() {
+    let kinds = faults::kinds("a_malformed_percent_escape_is_404_on_rust_and_node_and_400_on_go");
+    let mut checked = 0;
+    for kind in kinds {
+        let server = Server::start(kind, Limits::SHORT, &[]);
+        for target in ["/users/%", "/users/%zz", "/users/1%2", "/%"] {
+            assert!(faults::has_malformed_percent_escape(target), "{target}");
+            let expected = if kind == faults::Kind::Go { 400 } else { 404 };
+            assert_eq!(status(&exchange(server.addr, &get_bytes(target))), expected, "{}: GET {target}", kind.name());
+            checked += 1;
+        }
+        assert!(!faults::has_malformed_percent_escape("/users/%35?x=%"), "a query is not checked");
+        assert_eq!(status(&exchange(server.addr, &get_bytes("/users/%35"))), 404, "{}", kind.name());
+    }
+    assert!(checked >= 8, "only {checked} targets checked");
+}
+
 /// Reads `n` responses from one connection (HEAD answers have no body).
 fn responses(conn: &mut Connection, heads: &[bool]) -> Vec<(u16, String)> {
     heads
@@ -90,7 +118,7 @@ fn responses(conn: &mut Connection, heads: &[bool]) -> Vec<(u16, String)> {
 
 #[test]
 fn pipelined_requests_are_answered_in_order_by_both() {
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("pipelined_requests_are_answered_in_order_by_both") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let mut conn = Connection::open(server.addr, READ).unwrap();
         let mut bytes = get_bytes("/users/1");
@@ -114,7 +142,7 @@ fn pipelined_requests_are_answered_in_order_by_both() {
 
 #[test]
 fn http10_keep_alive_is_honoured_by_both() {
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("http10_keep_alive_is_honoured_by_both") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let mut conn = Connection::open(server.addr, READ).unwrap();
         let request = b"GET /users/3 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n";
@@ -129,7 +157,7 @@ fn http10_keep_alive_is_honoured_by_both() {
 
 #[test]
 fn expect_100_continue_gets_an_interim_response_then_the_answer() {
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("expect_100_continue_gets_an_interim_response_then_the_answer") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let body = r#"{"name":"Cont","email":"c@d"}"#;
         let mut conn = Connection::open(server.addr, READ).unwrap();
@@ -149,7 +177,7 @@ fn expect_100_continue_gets_an_interim_response_then_the_answer() {
 /// A body shorter than its Content-Length: the body time limit answers 408 and closes, on both.
 #[test]
 fn a_body_shorter_than_declared_times_out_with_408() {
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("a_body_shorter_than_declared_times_out_with_408") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let request = b"POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{\"name\":\"A\"";
         let outcome = contract::send(server.addr, request, Duration::from_secs(5), true).unwrap();
@@ -165,7 +193,7 @@ fn a_body_shorter_than_declared_times_out_with_408() {
 #[test]
 fn a_body_longer_than_declared_is_cut_at_its_length() {
     let mut seen = Vec::new();
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("a_body_longer_than_declared_is_cut_at_its_length") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let mut conn = Connection::open(server.addr, READ).unwrap();
         conn.write(b"POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{\"name\":\"A\",\"email\":\"a@b\"}").unwrap();
@@ -174,14 +202,14 @@ fn a_body_longer_than_declared_is_cut_at_its_length() {
         assert!(got[1].0 == 400 || got[1].1 == "closed", "{}: second answer {:?}", kind.name(), got[1]);
         seen.push(got[0].clone());
     }
-    assert_eq!(seen[0], seen[1]);
+    assert!(seen.windows(2).all(|pair| pair[0] == pair[1]), "{seen:?}");
 }
 
 /// A store that is full answers 507 to every valid POST from then on, and still serves reads (the settings the
 /// contract cases cannot express: filling the store by POSTs rather than starting it full).
 #[test]
 fn filling_the_store_gives_507_from_then_on_and_reads_go_on() {
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("filling_the_store_gives_507_from_then_on_and_reads_go_on") {
         let server = Server::start(kind, Limits::SHORT, &["--max-users", "10100"]);
         let mut conn = Connection::open(server.addr, READ).unwrap();
         let mut statuses = Vec::new();

@@ -156,18 +156,27 @@ fn location(outcome: &Outcome) -> Option<String> {
 
 #[test]
 fn random_bodies_get_identical_answers_and_created_users_read_back() {
-    let rust = Server::start(Kind::Rust, Limits::SHORT, &[]);
-    let node = Server::start(Kind::Node, Limits::SHORT, &[]);
+    let servers: Vec<Server> = faults::kinds("random_bodies_get_identical_answers_and_created_users_read_back")
+        .into_iter()
+        .map(|kind| Server::start(kind, Limits::SHORT, &[]))
+        .collect();
     let created = Cell::new(0u32);
     let result = runner(400).run(&body(), |body| {
         let request = post(&body);
-        let a = exchange(rust.addr, &request);
-        let b = exchange(node.addr, &request);
-        let diffs = contract::differences(Match::Exact, &a, &b);
-        prop_assert!(diffs.is_empty(), "body {}: {}", contract::show(&body), diffs.join("; "));
-        if let Some(loc) = location(&a) {
+        let answers: Vec<Outcome> = servers.iter().map(|server| exchange(server.addr, &request)).collect();
+        for (server, answer) in servers[1..].iter().zip(&answers[1..]) {
+            let diffs = contract::differences(Match::Exact, &answers[0], answer);
+            prop_assert!(
+                diffs.is_empty(),
+                "body {}: rust and {}: {}",
+                contract::show(&body),
+                server.kind.name(),
+                diffs.join("; ")
+            );
+        }
+        if let Some(loc) = location(&answers[0]) {
             created.set(created.get() + 1);
-            for (server, posted) in [(&rust, &a), (&node, &b)] {
+            for (server, posted) in servers.iter().zip(&answers) {
                 let read = exchange(server.addr, &get_bytes(&loc));
                 let (Outcome::Response { response: got, .. }, Outcome::Response { response: want, .. }) =
                     (&read, posted)
@@ -196,8 +205,10 @@ fn random_bodies_get_identical_answers_and_created_users_read_back() {
 
 #[test]
 fn random_paths_get_identical_answers() {
-    let rust = Server::start(Kind::Rust, Limits::SHORT, &[]);
-    let node = Server::start(Kind::Node, Limits::SHORT, &[]);
+    let servers: Vec<Server> = faults::kinds("random_paths_get_identical_answers")
+        .into_iter()
+        .map(|kind| Server::start(kind, Limits::SHORT, &[]))
+        .collect();
     let path = prop_oneof![
         3 => "[0-9a-zA-Z%+.~_-]{0,12}".prop_map(|id| format!("/users/{id}")),
         1 => "[0-9]{1,25}".prop_map(|id| format!("/users/{id}")),
@@ -207,18 +218,42 @@ fn random_paths_get_identical_answers() {
     let (sent, answered) = (Cell::new(0u32), Cell::new(0u32));
     let result = runner(300).run(&(method, path), |(method, path)| {
         let request = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-        let a = exchange(rust.addr, request.as_bytes());
-        let b = exchange(node.addr, request.as_bytes());
+        let a = exchange(servers[0].addr, request.as_bytes());
         sent.set(sent.get() + 1);
-        match (&a, &b) {
-            (Outcome::Response { .. }, Outcome::Response { .. }) => {
-                answered.set(answered.get() + 1);
-                let diffs = contract::differences(Match::Exact, &a, &b);
-                prop_assert!(diffs.is_empty(), "{method} {path}: {}", diffs.join("; "));
+        let mut all_answered = matches!(a, Outcome::Response { .. });
+        for server in &servers[1..] {
+            let b = exchange(server.addr, request.as_bytes());
+            if server.kind == Kind::Go && faults::has_malformed_percent_escape(&path) {
+                // Refused by net/http before the handler (see the function); the one difference allowed here.
+                prop_assert_eq!(faults::status(&b), 400, "{} {}: go", method, path);
+                continue;
             }
-            // Agreement of a kind, but nothing was compared: the share of answered requests below must stay high.
-            (Outcome::Closed, Outcome::Closed) => {}
-            _ => prop_assert!(false, "{method} {path}: closed by one server only: rust {a}, node {b}"),
+            match (&a, &b) {
+                (Outcome::Response { .. }, Outcome::Response { .. }) => {
+                    // A target refused before routing is 400 everywhere, but net/http words its refusals as
+                    // text/plain without Content-Length, where the others send an empty body: the contract's
+                    // status-class rule.
+                    let refused = server.kind == Kind::Go && faults::status(&a) == 400;
+                    let matching = if refused { Match::StatusClass } else { Match::Exact };
+                    if refused {
+                        prop_assert_eq!(faults::status(&b), 400, "{} {}: go", method, path);
+                    }
+                    let diffs = contract::differences(matching, &a, &b);
+                    prop_assert!(
+                        diffs.is_empty(),
+                        "{method} {path}: rust and {}: {}",
+                        server.kind.name(),
+                        diffs.join("; ")
+                    );
+                }
+                // Agreement of a kind, but nothing was compared: the share of answered requests below must stay high.
+                (Outcome::Closed, Outcome::Closed) => all_answered = false,
+                _ => prop_assert!(false, "{method} {path}: closed by one server only: rust {a}, {} {b}", server.kind.name()),
+            }
+        }
+        if all_answered {
+            answered.set(answered.get() + 1);
+        }
         }
         Ok(())
     });

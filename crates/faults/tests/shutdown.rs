@@ -116,6 +116,15 @@ fn sigterm_under_load_node() {
 }
 
 #[test]
+fn sigterm_under_load_go() {
+    if faults::go_binary().is_none() {
+        faults::skipped("sigterm_under_load_go", "go not installed");
+        return;
+    }
+    sigterm_under_load(Kind::Go);
+}
+
+#[test]
 fn sigterm_under_load_node_cluster() {
     sigterm_under_load(Kind::NodeCluster(2));
 }
@@ -126,7 +135,7 @@ fn sigterm_under_load_node_cluster() {
 fn shutdown_force_closes_what_is_left_after_its_limit() {
     let limits =
         Limits { header: Duration::from_secs(30), body: Duration::from_secs(30), shutdown: Duration::from_secs(2) };
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("shutdown_force_closes_what_is_left_after_its_limit") {
         let mut server = Server::start(kind, limits, &[]);
         let mut stuck = Connection::open(server.addr, Duration::from_secs(5)).unwrap();
         stuck
@@ -145,7 +154,7 @@ fn shutdown_force_closes_what_is_left_after_its_limit() {
 /// the next user created gets the very next id.
 #[test]
 fn a_client_gone_mid_body_stores_nothing() {
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("a_client_gone_mid_body_stores_nothing") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let first = created_id(&exchange(server.addr, &post_bytes(r#"{"name":"A","email":"a@b"}"#)));
         for reset in [true, false] {
@@ -170,7 +179,7 @@ fn a_client_gone_mid_body_stores_nothing() {
 #[test]
 fn the_store_fills_up_then_memory_levels_off() {
     const ROOM: u64 = 40_000;
-    for kind in [Kind::Rust, Kind::Node] {
+    for kind in faults::kinds("the_store_fills_up_then_memory_levels_off") {
         let server = Server::start(kind, Limits::SHORT, &["--max-users", &(10_000 + ROOM).to_string()]);
         let created = Arc::new(AtomicU64::new(0));
         let full = Arc::new(AtomicU64::new(0));

@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 /// How much later than its limit a cut may come: Node checks its header deadline on an interval, and the machine
 /// may be busy. The contract allows 10 s limits to cut at 12 s; this is the same margin.
 const SLACK: Duration = Duration::from_millis(2000);
-const KINDS: [Kind; 2] = [Kind::Rust, Kind::Node];
 
 /// Writes `pieces` one at a time, `gap` apart, until the server closes the connection; returns when it closed
 /// (measured from `start`), or `None` if it never did.
@@ -43,7 +42,7 @@ fn assert_cut(kind: Kind, what: &str, cut: Option<Duration>, limit: Duration) {
 
 #[test]
 fn a_silent_socket_is_closed_after_the_header_limit() {
-    for kind in KINDS {
+    for kind in faults::kinds("a_silent_socket_is_closed_after_the_header_limit") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let start = Instant::now();
         let mut conn = Connection::open(server.addr, Duration::from_secs(5)).unwrap();
@@ -54,7 +53,7 @@ fn a_silent_socket_is_closed_after_the_header_limit() {
 
 #[test]
 fn a_dribbled_head_is_cut_at_the_header_limit_counted_from_connect() {
-    for kind in KINDS {
+    for kind in faults::kinds("a_dribbled_head_is_cut_at_the_header_limit_counted_from_connect") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let start = Instant::now();
         let mut conn = Connection::open(server.addr, Duration::from_secs(5)).unwrap();
@@ -67,7 +66,7 @@ fn a_dribbled_head_is_cut_at_the_header_limit_counted_from_connect() {
 
 #[test]
 fn a_dribbled_body_gets_408_at_the_body_limit() {
-    for kind in KINDS {
+    for kind in faults::kinds("a_dribbled_body_gets_408_at_the_body_limit") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let mut conn = Connection::open(server.addr, Duration::from_secs(5)).unwrap();
         conn.write(b"POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n")
@@ -85,7 +84,7 @@ fn a_dribbled_body_gets_408_at_the_body_limit() {
 
 #[test]
 fn an_idle_keep_alive_connection_is_closed_after_the_header_limit() {
-    for kind in KINDS {
+    for kind in faults::kinds("an_idle_keep_alive_connection_is_closed_after_the_header_limit") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let mut conn = Connection::open(server.addr, Duration::from_secs(5)).unwrap();
         conn.write(&get_bytes("/health")).unwrap();
@@ -101,7 +100,7 @@ fn an_idle_keep_alive_connection_is_closed_after_the_header_limit() {
 /// requests are all answered with 200.
 #[test]
 fn a_normal_client_is_served_during_a_slow_client_attack() {
-    for kind in KINDS {
+    for kind in faults::kinds("a_normal_client_is_served_during_a_slow_client_attack") {
         let server = Server::start(kind, Limits::SHORT, &[]);
         let stop = Arc::new(AtomicBool::new(false));
         let attackers: Vec<_> = (0..60).map(|i| attacker(server.addr, i % 3, stop.clone())).collect();

@@ -65,7 +65,7 @@ impl LoadTool for Autocannon {
                 p50_ms: get(&["latency", "p50"])?,
                 p90_ms: get(&["latency", "p90"])?,
                 p99_ms: get(&["latency", "p99"])?,
-                p99_9_ms: get(&["latency", "p99_9"])?,
+                p99_9_ms: Some(get(&["latency", "p99_9"])?),
                 max_ms: get(&["latency", "max"])?,
             },
             errors: get(&["errors"])? as u64 + num(&v, &["timeouts"]).unwrap_or(0.0) as u64,

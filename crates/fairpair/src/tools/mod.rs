@@ -4,7 +4,9 @@
 //! open-loop at a rate), how to read the tool's machine-readable output, and how to ask the tool its version. Running
 //! the command, pinning it and measuring its CPU time is shared here, so no adapter can do it differently.
 
+pub mod ab;
 pub mod autocannon;
+pub mod bombardier;
 pub mod oha;
 pub mod wrk;
 
@@ -48,10 +50,14 @@ pub trait LoadTool {
     fn name(&self) -> &'static str;
     /// The executable looked up on `PATH`.
     fn program(&self) -> &'static str;
-    /// Writes any file the tool needs for this scenario into `dir` and returns the text written (recorded in the
-    /// results) — only wrk needs one.
-    fn prepare(&self, _dir: &Path, _scenario: &str, _spec: &LoadSpec) -> Result<Option<(PathBuf, String)>> {
+    /// Writes any file the tool needs for this scenario into `dir` and returns its path, with its text when that is
+    /// worth recording in the results (wrk's Lua script; ab's body file holds only the scenario's body).
+    fn prepare(&self, _dir: &Path, _scenario: &str, _spec: &LoadSpec) -> Result<Option<(PathBuf, Option<String>)>> {
         Ok(None)
+    }
+    /// Whether the tool can be run: its program is on `PATH` (bombardier also checks it is the right program).
+    fn available(&self) -> bool {
+        installed(self.program())
     }
     /// The command line, program first.
     fn argv(&self, spec: &LoadSpec) -> Vec<String>;
@@ -70,36 +76,46 @@ pub struct OpenLoopSupport {
     pub max_rate: Option<f64>,
 }
 
-/// Looks a tool up by name (`wrk`, `oha`, `autocannon`).
+/// Every load tool's name, in the order the results list their versions.
+pub const NAMES: [&str; 5] = ["wrk", "oha", "autocannon", "ab", "bombardier"];
+
+/// Looks a tool up by name (one of [`NAMES`]).
 pub fn by_name(name: &str) -> Option<Box<dyn LoadTool>> {
     match name {
         "wrk" => Some(Box::new(wrk::Wrk)),
         "oha" => Some(Box::new(oha::Oha)),
         "autocannon" => Some(Box::new(autocannon::Autocannon)),
+        "ab" => Some(Box::new(ab::Ab)),
+        "bombardier" => Some(Box::new(bombardier::Bombardier)),
         _ => None,
     }
 }
 
 /// Whether `program` is on `PATH`.
 pub fn installed(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| {
-            let p = dir.join(program);
-            p.is_file()
-                && std::fs::metadata(&p)
-                    .is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
-        })
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(program))))
+}
+
+/// Whether `path` is a file with an execute bit.
+pub(crate) fn is_executable(path: &Path) -> bool {
+    path.is_file()
+        && std::fs::metadata(path).is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
 }
 
 /// Fails with a one-line, actionable message when the tool is missing.
 pub fn require(tool: &dyn LoadTool) -> Result<()> {
-    if installed(tool.program()) {
+    if tool.available() {
         return Ok(());
     }
     let how = match tool.name() {
         "wrk" => "install it with `apt-get install wrk` (or run scripts/compare, which does)",
         "oha" => "install it with `cargo install oha --locked` (scripts/setup-tools)",
+        "ab" => "install it with `apt-get install apache2-utils` (scripts/setup-tools)",
+        "bombardier" => {
+            "install codesenberg/bombardier with `go install github.com/codesenberg/bombardier@latest` \
+             (scripts/setup-tools); Debian's `bombardier` package is a game, not this tool"
+        }
         _ => "install it with `npm install -g autocannon` (scripts/setup-tools)",
     };
     Err(usage(format!("load tool `{}` not found on PATH: {how}", tool.name())))
@@ -210,7 +226,9 @@ mod tests {
 
     #[test]
     fn unknown_tools_are_none() {
-        assert!(by_name("ab").is_none());
+        assert!(by_name("nope").is_none());
+        assert_eq!(by_name("ab").unwrap().name(), "ab");
+        assert!(NAMES.iter().all(|name| by_name(name).is_some_and(|tool| tool.name() == *name)));
         assert_eq!(by_name("oha").unwrap().name(), "oha");
     }
 }

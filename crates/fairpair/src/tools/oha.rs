@@ -79,7 +79,7 @@ impl LoadTool for Oha {
                 p50_ms: ms("p50")?,
                 p90_ms: ms("p90")?,
                 p99_ms: ms("p99")?,
-                p99_9_ms: ms("p99.9")?,
+                p99_9_ms: Some(ms("p99.9")?),
                 max_ms: get(&["summary", "slowest"])? * 1000.0,
             },
             errors,

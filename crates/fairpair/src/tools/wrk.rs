@@ -25,12 +25,12 @@ impl LoadTool for Wrk {
         "wrk"
     }
 
-    fn prepare(&self, dir: &Path, scenario: &str, spec: &LoadSpec) -> Result<Option<(PathBuf, String)>> {
+    fn prepare(&self, dir: &Path, scenario: &str, spec: &LoadSpec) -> Result<Option<(PathBuf, Option<String>)>> {
         let text = script(&spec.method, spec.body.as_deref());
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = dir.join(format!("wrk-{scenario}.lua"));
         std::fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(Some((path, text)))
+        Ok(Some((path, Some(text))))
     }
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
@@ -77,7 +77,7 @@ impl LoadTool for Wrk {
                 p50_ms: ms("p50")?,
                 p90_ms: ms("p90")?,
                 p99_ms: ms("p99")?,
-                p99_9_ms: ms("p99_9")?,
+                p99_9_ms: Some(ms("p99_9")?),
                 max_ms: ms("max")?,
             },
             errors,

@@ -1,0 +1,196 @@
+// The server factory: a net/http server with the users API's handler and the contract's transport rules, and its
+// graceful close. server.go runs it from the command line; the tests call its handler directly. The Node server's
+// app.js and the Rust server's server.rs do the same job.
+//
+// What net/http does by itself, before any handler runs (so this file cannot change it, and the contract's
+// tolerated cases allow it): a head over MaxHeaderBytes gets 431, an HTTP/1.1 request without Host, a malformed
+// request line or header, or two different Content-Lengths get 400, a Transfer-Encoding other than one "chunked"
+// gets 501, a non-empty Expect other than 100-continue gets 417, all of them text/plain without Content-Length
+// (the 417 has Content-Length: 0) and the connection closed. Two identical Content-Lengths are merged into one.
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+// HeaderTimeout, BodyTimeout and ShutdownTimeout are the contract's two time limits and the shutdown deadline,
+// 10 s each; tests lower them.
+const (
+	HeaderTimeout   = 10 * time.Second
+	BodyTimeout     = 10 * time.Second
+	ShutdownTimeout = 10 * time.Second
+)
+
+// MaxHeadBytes is the largest request head, in bytes (request line and header fields).
+const MaxHeadBytes = 16 * 1024
+
+// netHTTPHeadSlack is what net/http adds to Server.MaxHeaderBytes before it stops reading a head (4096 bytes, in
+// initialReadLimitSize in net/http/server.go), so the setting is that much short of the limit.
+const netHTTPHeadSlack = 4096
+
+// MaxHeaderFields is the most header fields a request may have; net/http has no such limit of its own.
+const MaxHeaderFields = 100
+
+// options configures the server. The zero value is not usable; server.go fills it from the flags.
+type options struct {
+	maxUsers      int
+	headerTimeout time.Duration
+	bodyTimeout   time.Duration
+	log           bool
+	// beforeRoute is a test hook, called before routing; tests make it panic to check the 500 path. The server
+	// itself never sets it.
+	beforeRoute func(*http.Request)
+}
+
+// app is the http.Handler of the API: the transport checks net/http leaves to the application, then the routes.
+type app struct {
+	routes      routes
+	bodyTimeout time.Duration
+	log         bool
+	beforeRoute func(*http.Request)
+}
+
+// connKey is the request context key under which the server puts the request's connection (see newServer).
+type connKey struct{}
+
+// newServer creates the server, not yet serving.
+func newServer(opts options) *http.Server {
+	handler := &app{
+		routes:      routes{store: NewUserStore(opts.maxUsers)},
+		bodyTimeout: opts.bodyTimeout,
+		log:         opts.log,
+		beforeRoute: opts.beforeRoute,
+	}
+	return &http.Server{
+		Handler: handler,
+		// First time limit: the head must be complete this long after connect, or after the first byte of the next
+		// request on a keep-alive connection; until that byte, IdleTimeout applies. (Node's limit counts the same
+		// way.) net/http closes such a connection without an answer.
+		ReadHeaderTimeout: opts.headerTimeout,
+		IdleTimeout:       opts.headerTimeout,
+		// ReadTimeout would count from the start of the head, where the contract's body limit counts from its end,
+		// so the body's time limit is a read deadline set by the handler (ServeHTTP below).
+		MaxHeaderBytes: MaxHeadBytes - netHTTPHeadSlack,
+		// The handler needs the connection to set that deadline; Go 1.20's http.ResponseController would give it,
+		// Go 1.19 has only this hook.
+		ConnContext: func(ctx context.Context, conn net.Conn) context.Context {
+			return context.WithValue(ctx, connKey{}, conn)
+		},
+	}
+}
+
+// ServeHTTP handles one request: the head checks, the body's time limit, the routes, a 500 for a panic.
+func (a *app) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{w: w, r: r}
+	if a.log {
+		defer logRequest(x, time.Now())
+	}
+	defer a.recoverPanic(x)
+	if !checkHead(x) {
+		return
+	}
+	// The contract's second time limit: the body must be complete within bodyTimeout of the head, which is now.
+	// Whoever reads the body (the POST handler, or net/http discarding it after the answer) hits this deadline.
+	if r.ContentLength != 0 {
+		setBodyDeadline(r, time.Now().Add(a.bodyTimeout))
+	}
+	if a.beforeRoute != nil {
+		a.beforeRoute(r)
+	}
+	a.routes.route(x)
+}
+
+// checkHead applies the transport rules net/http leaves to the application. It returns false when it has answered.
+func checkHead(x *exchange) bool {
+	// net/http speaks HTTP/1.x only, but passes "PRI * HTTP/2.0" (the HTTP/2 preface) on to handlers.
+	if x.r.ProtoMajor != 1 {
+		sendEmpty(x, http.StatusHTTPVersionNotSupported)
+		return false
+	}
+	// net/http has taken Host out of the header map (into r.Host), so it is counted apart.
+	fields := 0
+	for _, values := range x.r.Header {
+		fields += len(values)
+	}
+	if x.r.Host != "" {
+		fields++
+	}
+	if fields > MaxHeaderFields {
+		sendEmpty(x, http.StatusRequestHeaderFieldsTooLarge)
+		return false
+	}
+	return true
+}
+
+// setBodyDeadline sets the read deadline of the request's connection.
+func setBodyDeadline(r *http.Request, deadline time.Time) {
+	if conn, ok := r.Context().Value(connKey{}).(net.Conn); ok {
+		_ = conn.SetReadDeadline(deadline) // Fails only on a closed connection, which needs no deadline.
+	}
+}
+
+// clearBodyDeadline lifts the body's deadline once the body is read, so that the connection waits for its next
+// request under net/http's own limits.
+func clearBodyDeadline(r *http.Request) {
+	setBodyDeadline(r, time.Time{})
+}
+
+// endNow sends the answer and ends the connection's sending side at once, for an answer that closes the connection
+// while the request's body may still be on its way (decisions V4 and V6). Left to itself, net/http would first read
+// and discard up to 256 KiB of that body (or wait for it until the body's deadline) and only then close, so a client
+// that never sends its body would wait that long to see the connection closed. With the FIN sent now the client sees
+// the end at once, while net/http still reads and discards what arrives, so that closing the socket does not reset
+// the connection and destroy the answer before the client has read it.
+func endNow(x *exchange) {
+	if flusher, ok := x.w.(http.Flusher); ok {
+		flusher.Flush()
+	}
+	if conn, ok := x.r.Context().Value(connKey{}).(*net.TCPConn); ok {
+		_ = conn.CloseWrite() // Fails only when the client is gone already.
+	}
+}
+
+// recoverPanic answers 500 when a handler panics and nothing has been sent yet; the server goes on. net/http would
+// recover the panic too, but close the connection without an answer. The panic goes to stderr, never to the client.
+func (a *app) recoverPanic(x *exchange) {
+	recovered := recover()
+	if recovered == nil {
+		return
+	}
+	if recovered == http.ErrAbortHandler {
+		panic(recovered)
+	}
+	fmt.Fprintf(os.Stderr, "internal error on %s %s: %v\n", x.r.Method, x.r.RequestURI, recovered)
+	if x.status != 0 {
+		// The answer is out (at least its head): all that is left is to end the connection.
+		panic(http.ErrAbortHandler)
+	}
+	header := x.w.Header()
+	for name := range header {
+		delete(header, name)
+	}
+	sendError(x, errInternal)
+}
+
+// logRequest writes one line per request on stderr (--log).
+func logRequest(x *exchange, start time.Time) {
+	micros := time.Since(start).Microseconds()
+	fmt.Fprintf(os.Stderr, "%s %s %s %d %dµs\n", x.r.Method, x.r.RequestURI, x.r.Proto, x.status, micros)
+}
+
+// closeGracefully closes the server the way SIGTERM asks: stop accepting at once, let requests in progress finish
+// (net/http answers them with Connection: close), close each keep-alive connection as soon as it is idle, and
+// close whatever is left after timeout.
+func closeGracefully(server *http.Server, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := server.Shutdown(ctx); err != nil {
+		_ = server.Close()
+	}
+}

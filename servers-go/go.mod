@@ -1,0 +1,3 @@
+module fairpair/servers-go
+
+go 1.19
