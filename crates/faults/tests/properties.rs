@@ -248,12 +248,15 @@ fn random_paths_get_identical_answers() {
                 }
                 // Agreement of a kind, but nothing was compared: the share of answered requests below must stay high.
                 (Outcome::Closed, Outcome::Closed) => all_answered = false,
-                _ => prop_assert!(false, "{method} {path}: closed by one server only: rust {a}, {} {b}", server.kind.name()),
+                _ => prop_assert!(
+                    false,
+                    "{method} {path}: closed by one server only: rust {a}, {} {b}",
+                    server.kind.name()
+                ),
             }
         }
         if all_answered {
             answered.set(answered.get() + 1);
-        }
         }
         Ok(())
     });
