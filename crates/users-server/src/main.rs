@@ -179,10 +179,12 @@ fn ignore_other_signals(log: bool) -> Result<(), String> {
     let mut user2 = signal(SignalKind::user_defined2()).map_err(|e| format!("cannot handle SIGUSR2: {e}"))?;
     tokio::spawn(async move {
         loop {
+            // `recv` gives `None` only once the runtime is going away; then there is nothing left to ignore.
             let name = tokio::select! {
-                _ = hangup.recv() => "SIGHUP",
-                _ = user1.recv() => "SIGUSR1",
-                _ = user2.recv() => "SIGUSR2",
+                Some(()) = hangup.recv() => "SIGHUP",
+                Some(()) = user1.recv() => "SIGUSR1",
+                Some(()) = user2.recv() => "SIGUSR2",
+                else => break,
             };
             if log {
                 tracing::info!("ignored {name}");
