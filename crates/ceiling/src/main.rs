@@ -12,6 +12,10 @@
 //!
 //! Unlike the real servers it deliberately sends a body it did not serialise per request: that is the point of a
 //! ceiling, and why it is never compared on equal terms, only as the limit.
+//!
+//! Everything that is not work per request is set up exactly as in `users-server`, or the ceiling would not be the
+//! limit of the same stack: the same tokio runtime (current-thread for one worker, see `runtime`), the same listen
+//! backlog of 1,024 and `TCP_NODELAY` on every connection.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -24,7 +28,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 
 /// The body of `GET /users/500` on the real servers: 58 bytes.
 const BODY: &[u8] = br#"{"id":500,"name":"User 500","email":"user500@example.com"}"#;
@@ -86,7 +90,8 @@ async fn serve(listener: TcpListener) {
             // Running out of file descriptors under a 300-connection load must not end the server.
             Err(_) => continue,
         };
-        // The real servers do not set TCP_NODELAY either (hyper does not), so neither does the ceiling.
+        // As in users-server: a small response must not wait for Nagle's algorithm.
+        let _ = stream.set_nodelay(true);
         tokio::spawn(async move {
             let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service_fn(answer)).await;
         });
@@ -102,6 +107,26 @@ async fn shutdown_signal() {
     }
 }
 
+/// The runtime, chosen as in `users_api::runtime` (whose comment explains why): one worker runs on a current-thread
+/// runtime, whose single first-in first-out queue serves every connection in turn under saturation; the multi-thread
+/// runtime's per-worker queue holds only 256 ready tasks and starves the overflow. Several workers use the
+/// multi-thread runtime, as users-server does.
+fn runtime(workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    if workers == 1 {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(workers).enable_all().build()
+    }
+}
+
+/// Binds with a listen backlog of 1,024, as `users_api::bind` does.
+fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if address.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(1024)
+}
+
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
@@ -110,7 +135,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(args.workers).enable_all().build() {
+    let runtime = match runtime(args.workers) {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("ceiling: cannot start the runtime: {e}");
@@ -118,7 +143,14 @@ fn main() -> ExitCode {
         }
     };
     runtime.block_on(async {
-        let listener = match TcpListener::bind((args.host.as_str(), args.port)).await {
+        let address = match tokio::net::lookup_host((args.host.as_str(), args.port)).await.map(|mut all| all.next()) {
+            Ok(Some(address)) => address,
+            Ok(None) | Err(_) => {
+                eprintln!("ceiling: cannot resolve {}", args.host);
+                return ExitCode::from(2);
+            }
+        };
+        let listener = match bind(address) {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("ceiling: cannot bind {}:{}: {e}", args.host, args.port);

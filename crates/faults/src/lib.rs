@@ -10,7 +10,10 @@
 //! - `properties.rs`: random JSON bodies and paths (proptest), both servers agreeing, POST → GET round trips;
 //! - `slow_clients.rs`: dribbled heads and bodies, silent sockets, idle keep-alive, all cut in time while a
 //!   normal client keeps being served;
-//! - `shutdown.rs`: SIGTERM under load, a client reset mid-body, the capacity limit.
+//! - `shutdown.rs`: SIGTERM under load, a client reset mid-body, the capacity limit;
+//! - `hostile.rs`: hostile input, round two (issue 14): half-closed connections, a burst of 1,000 connects, the
+//!   memory of draining oversize bodies, ignored signals, chunk sizes followed by blanks, unsupported transfer
+//!   codings. Written over a list of server kinds, so a new server is one line there.
 //!
 //! This file holds what they share: starting and stopping a server ([`Server`]); its memory is read with the
 //! harness's own `/proc` code (`fairpair::procstat`).
@@ -163,6 +166,17 @@ impl Server {
     /// Starts a server on a free port with the contract's default settings and the given time limits, plus any
     /// extra flags (`--max-users 10000`, say), and waits for its start-up line.
     pub fn start(kind: Kind, limits: Limits, extra: &[&str]) -> Server {
+        let workers = match kind {
+            Kind::NodeCluster(n) => n,
+            // Go with two threads, like Rust, so that the store's lock is exercised.
+            Kind::Rust | Kind::Go => 2,
+            Kind::Node => 1,
+        };
+        Server::start_with_workers(kind, limits, workers, extra)
+    }
+
+    /// Like [`Server::start`], with `--workers N` (a cluster's worker count is the kind's own).
+    pub fn start_with_workers(kind: Kind, limits: Limits, workers: u32, extra: &[&str]) -> Server {
         let mut command = match kind {
             Kind::Rust => Command::new(rust_binary()),
             Kind::Go => Command::new(go_binary().expect("Go is installed (check with faults::kinds)")),
@@ -174,9 +188,7 @@ impl Server {
         };
         let workers = match kind {
             Kind::NodeCluster(n) => n,
-            // Go with two threads, like Rust, so that the store's lock is exercised.
-            Kind::Rust | Kind::Go => 2,
-            Kind::Node => 1,
+            Kind::Rust | Kind::Node | Kind::Go => workers,
         };
         command
             .args(["--host", "127.0.0.1", "--port", "0", "--workers", &workers.to_string()])
@@ -234,6 +246,11 @@ impl Server {
     /// the same way the harness reads it.
     pub fn rss_kib(&self) -> u64 {
         fairpair::procstat::tree_memory(self.nix_pid().as_raw()).rss_kib
+    }
+
+    /// Peak resident memory (VmHWM) in KiB, summed the same way.
+    pub fn hwm_kib(&self) -> u64 {
+        fairpair::procstat::tree_memory(self.nix_pid().as_raw()).hwm_kib
     }
 }
 

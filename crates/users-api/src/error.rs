@@ -18,8 +18,8 @@ pub enum ApiError {
     MethodNotAllowed { allow: &'static str },
     /// 415 `content-type must be application/json`.
     UnsupportedMediaType,
-    /// 413 `payload too large`. `rest_unread` says the body was not drained completely, so the connection must close.
-    PayloadTooLarge { rest_unread: bool },
+    /// 413 `payload too large`; the connection closes, whether or not the rest of the body was drained.
+    PayloadTooLarge,
     /// 400 `invalid json`: not UTF-8, not JSON, not an object, or a final `name`/`email` that is not well-formed.
     InvalidJson,
     /// 400 `name required`: `name` missing, not a string, or empty.
@@ -34,6 +34,9 @@ pub enum ApiError {
     RequestTimeout,
     /// 400 `bad request`: the body could not be read (a malformed chunk, a reset); the connection closes.
     BadRequest,
+    /// 501 `unsupported transfer encoding`: a `Transfer-Encoding` other than one `chunked` (RFC 9112 section 6.1);
+    /// the connection closes, since the body's framing is unknown.
+    UnsupportedTransferEncoding,
     /// 500 `internal error`: something failed that should not have. Details go to the log, never to the client.
     Internal,
 }
@@ -45,13 +48,14 @@ impl ApiError {
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::InvalidJson | ApiError::NameRequired | ApiError::NameTooLong | ApiError::InvalidEmail => {
                 StatusCode::BAD_REQUEST
             }
             ApiError::StoreFull => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::BadRequest => StatusCode::BAD_REQUEST,
+            ApiError::UnsupportedTransferEncoding => StatusCode::NOT_IMPLEMENTED,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -62,7 +66,7 @@ impl ApiError {
             ApiError::NotFound => "not found",
             ApiError::MethodNotAllowed { .. } => "method not allowed",
             ApiError::UnsupportedMediaType => "content-type must be application/json",
-            ApiError::PayloadTooLarge { .. } => "payload too large",
+            ApiError::PayloadTooLarge => "payload too large",
             ApiError::InvalidJson => "invalid json",
             ApiError::NameRequired => "name required",
             ApiError::NameTooLong => "name too long",
@@ -70,17 +74,21 @@ impl ApiError {
             ApiError::StoreFull => "store full",
             ApiError::RequestTimeout => "request timeout",
             ApiError::BadRequest => "bad request",
+            ApiError::UnsupportedTransferEncoding => "unsupported transfer encoding",
             ApiError::Internal => "internal error",
         }
     }
 
-    /// Whether the connection must be closed after this answer, because unread body bytes may still be on the way.
+    /// Whether the connection must be closed after this answer, because body bytes the server did not read may still
+    /// be on the way. (Any other answer to a request whose body was not read to its end closes too: see `server.rs`.)
     fn closes_connection(self) -> bool {
-        match self {
-            ApiError::PayloadTooLarge { rest_unread } => rest_unread,
-            ApiError::RequestTimeout | ApiError::BadRequest => true,
-            _ => false,
-        }
+        matches!(
+            self,
+            ApiError::PayloadTooLarge
+                | ApiError::RequestTimeout
+                | ApiError::BadRequest
+                | ApiError::UnsupportedTransferEncoding
+        )
     }
 }
 

@@ -32,7 +32,8 @@
 //! - [`body`]: reading a request body within the size limit (413) and the time limit (408).
 //! - [`routes`]: the routes, on the raw request path; `app(state)` returns the `Router`, which tests call directly.
 //! - [`server`]: the accept loop on hyper's HTTP/1 connection: head timeout, head size limit, `TCP_NODELAY`,
-//!   missing `Host`, a panic turned into a 500, graceful shutdown.
+//!   the transport checks (`Host`, target form, framing headers, `Expect`), keep-alive after an unread body, a panic
+//!   turned into a 500, graceful shutdown, and the tokio runtime that serves every connection in turn.
 
 pub mod body;
 pub mod error;
@@ -44,6 +45,6 @@ pub mod user;
 
 pub use error::ApiError;
 pub use routes::{AppState, app};
-pub use server::{Config, MAX_HEAD_BYTES, run, serve};
+pub use server::{Config, LISTEN_BACKLOG, MAX_BUF_BYTES, MAX_HEAD_BYTES, bind, run, runtime, serve};
 pub use store::{SEED_USERS, Store};
 pub use user::{NewUser, User};

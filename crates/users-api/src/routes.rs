@@ -159,7 +159,8 @@ fn is_json(headers: &HeaderMap) -> bool {
     trim_spaces_and_tabs(media_type).eq_ignore_ascii_case(b"application/json")
 }
 
-fn trim_spaces_and_tabs(bytes: &[u8]) -> &[u8] {
+/// The value without the spaces and tabs around it (the only blanks HTTP allows there).
+pub(crate) fn trim_spaces_and_tabs(bytes: &[u8]) -> &[u8] {
     let is_blank = |b: &u8| *b == b' ' || *b == b'\t';
     let start = bytes.iter().position(|b| !is_blank(b)).unwrap_or(bytes.len());
     let end = bytes.iter().rposition(|b| !is_blank(b)).map_or(start, |last| last + 1);

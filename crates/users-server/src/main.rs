@@ -2,7 +2,8 @@
 //!
 //! Serves the users API of `users-api` (see that crate for the routes and how they work). This file only turns flags
 //! and environment variables into a configuration, sets up logging, builds the tokio runtime, binds, prints the
-//! start-up line and waits for SIGTERM or SIGINT.
+//! start-up line and waits for SIGTERM or SIGINT. SIGHUP, SIGUSR1 and SIGUSR2 are ignored (logged with `--log`), so a
+//! stray signal from a terminal or a process manager never ends the server.
 //!
 //! Run with `cargo run --release -p users-server -- --workers 1`, then `curl localhost:3000/users/500`.
 //!
@@ -10,7 +11,7 @@
 //! |---|---|---|---|
 //! | `--host` | `HOST` | `127.0.0.1` | address to bind |
 //! | `--port` | `PORT` | `3000` | port to bind (`0`: any free port, printed in the start-up line) |
-//! | `--workers` | `WORKERS` | available cores | tokio worker threads |
+//! | `--workers` | `WORKERS` | available cores | tokio worker threads (see `users_api::runtime`) |
 //! | `--max-users` | `MAX_USERS` | 1,000,000 | store capacity, seed included; 10,000 to 16,777,216 |
 //! | `--log` | | off | log every request (at debug level); `RUST_LOG`, when set, wins |
 //!
@@ -27,7 +28,6 @@ use std::time::Duration;
 
 use clap::Parser;
 use clap::error::ErrorKind;
-use tokio::net::TcpListener;
 use tokio::signal::unix::{SignalKind, signal};
 use tracing_subscriber::EnvFilter;
 use users_api::Config;
@@ -119,13 +119,9 @@ fn main() -> ExitCode {
     };
 
     // The runtime is built by hand rather than with `#[tokio::main]` so that `--workers` sets the number of worker
-    // threads exactly: `--workers 1` is what the harness uses for a one-core comparison with Node.
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .thread_name("users-worker")
-        .enable_all()
-        .build()
-    {
+    // threads exactly (`--workers 1` is what the harness uses for a one-core comparison with Node), and so that its
+    // scheduler serves every connection in turn under saturation: see `users_api::runtime`.
+    let runtime = match users_api::runtime(workers) {
         Ok(runtime) => runtime,
         Err(error) => return failure(&format!("cannot start the runtime: {error}")),
     };
@@ -141,8 +137,9 @@ fn main() -> ExitCode {
                 _ = interrupt.recv() => tracing::info!("SIGINT received"),
             }
         };
+        ignore_other_signals(flags.log)?;
 
-        let listener = TcpListener::bind(address).await.map_err(|e| format!("cannot bind {address}: {e}"))?;
+        let listener = users_api::bind(address).map_err(|e| format!("cannot bind {address}: {e}"))?;
         let port = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?.port();
         let state = config.state();
         let host = if flags.host.contains(':') { format!("[{}]", flags.host) } else { flags.host.clone() };
@@ -156,8 +153,9 @@ fn main() -> ExitCode {
         let _ = stdout.flush();
         drop(stdout);
 
-        // Serve from a spawned task, not from `block_on` itself: the future given to `block_on` runs on this main
-        // thread, which would then accept connections next to the workers and make `--workers 1` two busy threads.
+        // Serve from a spawned task, not from `block_on` itself: with several workers, the future given to `block_on`
+        // runs on this main thread, which would then accept connections next to the workers. (With one worker, the
+        // runtime is current-thread and this main thread is the worker either way.)
         tokio::spawn(async move { users_api::serve(listener, state, &config, shutdown).await })
             .await
             .map_err(|e| format!("the server task failed: {e}"))
@@ -169,6 +167,31 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => failure(&message),
     }
+}
+
+/// SIGHUP, SIGUSR1 and SIGUSR2 would end the process by default (a closed terminal, a log-rotation script, a
+/// mistaken `kill -USR1` meant for a Node server's debugger). The contract says every server ignores them; with
+/// `--log` each one leaves a line. Installing a handler is what replaces the default action, so this must run before
+/// the start-up line; the task that receives them lives as long as the runtime.
+fn ignore_other_signals(log: bool) -> Result<(), String> {
+    let mut hangup = signal(SignalKind::hangup()).map_err(|e| format!("cannot handle SIGHUP: {e}"))?;
+    let mut user1 = signal(SignalKind::user_defined1()).map_err(|e| format!("cannot handle SIGUSR1: {e}"))?;
+    let mut user2 = signal(SignalKind::user_defined2()).map_err(|e| format!("cannot handle SIGUSR2: {e}"))?;
+    tokio::spawn(async move {
+        loop {
+            // `recv` gives `None` only once the runtime is going away; then there is nothing left to ignore.
+            let name = tokio::select! {
+                Some(()) = hangup.recv() => "SIGHUP",
+                Some(()) = user1.recv() => "SIGUSR1",
+                Some(()) = user2.recv() => "SIGUSR2",
+                else => break,
+            };
+            if log {
+                tracing::info!("ignored {name}");
+            }
+        }
+    });
+    Ok(())
 }
 
 /// A bad flag or value: one line on stderr, status 2.
