@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use fairpair::plan::{Plan, RunArgs};
+use fairpair::schema::FlagKind;
 use fairpair::{UsageError, bench, report, verify};
 
 #[derive(Parser)]
@@ -136,7 +137,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             .iter()
             .filter(|f| {
                 // `rate-not-reached` belongs to the open-loop phase, not to these closed-loop runs.
-                f.kind != "rate-not-reached"
+                f.kind != FlagKind::RateNotReached
                     && f.subject == s.subject
                     && f.scenario.as_deref() == Some(&s.scenario)
                     && f.connections == Some(s.connections)
