@@ -7,7 +7,7 @@
 //! disjoint CPUs; the warm-up is a separate tool invocation whose figures are thrown away.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -102,7 +102,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     // Preflight: verify, then calibrate; the runs use the plan it revised.
     let stage = preflight::Stage { tool: tool.as_ref(), scripts: &scripts, say: &|m| progress.status(m) };
     let outcome = preflight::run(plan, &stage)?;
-    preflight::announce(&outcome, &|m| progress.bar.println(format!("fairpair: {m}")));
+    preflight::announce(&outcome, &|m| progress.println(m));
     progress.bar.inc((outcome.plan.estimate().preflight * 10.0) as u64);
     let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
     let mut ctx = Ctx { plan: &revised, tool, progress, hz: procstat::ticks_per_second(), scripts };
@@ -165,6 +165,14 @@ fn prepare_scripts(
             wrk_script: written.map(|(_, text)| text),
             expected_status: s.expected,
         });
+    }
+    // The memory phase loads GET even in a plan without a GET scenario: its script too.
+    let memory = plan.memory_scenario();
+    if !scripts.contains_key(&memory.name) {
+        let spec = load_spec(plan, &memory, "http://127.0.0.1:1", 1, 1, None);
+        if let Some((path, _)) = tool.prepare(&plan.out, &memory.name, &spec)? {
+            scripts.insert(memory.name.clone(), path);
+        }
     }
     Ok((scripts, records))
 }
@@ -269,6 +277,16 @@ impl Progress {
         }
         self.bar.set_message(message);
     }
+
+    /// A line that must be seen: above the bar on a terminal, plainly otherwise (indicatif hides a bar that has no
+    /// terminal, and its `println` with it).
+    fn println(&self, message: String) {
+        if self.tty {
+            self.bar.println(format!("fairpair: {message}"));
+        } else {
+            eprintln!("fairpair: {message}");
+        }
+    }
 }
 
 /// What the machine did during one run, read before and after it.
@@ -297,7 +315,7 @@ impl Ctx<'_> {
         e: anyhow::Error,
     ) {
         let message = format!("{}: a run failed: {e:#}", spec.name);
-        self.progress.bar.println(format!("fairpair: {message}"));
+        self.progress.println(message.clone());
         bench.flags.push(flag(
             FlagKind::FailedRun,
             &spec.name,
@@ -307,23 +325,9 @@ impl Ctx<'_> {
         ));
     }
 
-    /// Waits, at most `idle_wait_max_s`, until other processes use less than the idle threshold of the machine.
-    /// Returns (seconds waited, whether it was idle).
+    /// Waits (bounded) for an idle machine: see [`procstat::wait_for_idle`].
     fn wait_for_idle(&self) -> (f64, bool) {
-        let start = Instant::now();
-        loop {
-            let (b0, t0) = procstat::machine_ticks();
-            std::thread::sleep(Duration::from_millis(200));
-            let (b1, t1) = procstat::machine_ticks();
-            let busy = if t1 > t0 { (b1 - b0) as f64 * 100.0 / (t1 - t0) as f64 } else { 0.0 };
-            let waited = start.elapsed().as_secs_f64();
-            if busy < self.plan.idle_threshold_percent {
-                return (waited, true);
-            }
-            if waited >= self.plan.idle_wait_max_s {
-                return (waited, false);
-            }
-        }
+        procstat::wait_for_idle(self.plan.idle_wait_max_s, self.plan.idle_threshold_percent)
     }
 
     fn spec_for(
@@ -383,13 +387,14 @@ impl Ctx<'_> {
             return Ok(());
         }
         let store = bench.preflight.as_ref().and_then(|p| p.store.as_ref());
-        let larger = max_users.and_then(|m| preflight::larger_store(m, store));
+        let window = self.plan.warmup_s + self.plan.duration_s;
+        let larger = max_users.and_then(|m| preflight::larger_store(m, run.requests_per_sec, window, store));
         let what = unexpected_sentence(&run, scenario);
         let (reason, rerun) = match larger {
             Some(m) => (format!("{what}; rerun once with --max-users {m}"), Some(m)),
             None => (format!("{what}; not a throughput figure, left out of the summary"), None),
         };
-        self.progress.bar.println(format!("fairpair: {} {} c={connections}: {reason}", spec.name, scenario.name));
+        self.progress.println(format!("{} {} c={connections}: {reason}", spec.name, scenario.name));
         run.left_out = Some(reason.clone());
         bench.runs.push(run);
         bench.flags.push(unexpected_flag(spec, scenario, connections, reason));
@@ -601,13 +606,7 @@ impl Ctx<'_> {
 
     fn memory_run(&mut self, spec: &SubjectSpec, repeat: u32) -> Result<MemoryRun> {
         let plan = self.plan;
-        let scenario = plan
-            .scenarios
-            .iter()
-            .find(|s| s.name == "get")
-            .or_else(|| plan.scenarios.iter().find(|s| s.is_get()))
-            .cloned()
-            .unwrap_or_else(|| Scenario::builtin("get", "GET", "/users/500", None));
+        let scenario = plan.memory_scenario();
         self.wait_for_idle();
         let server = subject::start(spec, &self.plan.start_options(None))?;
         std::thread::sleep(Duration::from_millis(plan.memory_settle_ms));

@@ -128,8 +128,8 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
 /// The summary table on stdout: one line per cell and subject.
 fn print_summary(b: &fairpair::schema::Benchmark) {
     println!(
-        "{:<14} {:<8} {:>5} {:>12} {:>9} {:>9} {:>9} {:>8}  flags",
-        "subject", "scenario", "conns", "req/s", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
+        "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
+        "subject", "scenario", "conns", "req/s", "loader %", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
     );
     for s in &b.summaries {
         let flags: Vec<&str> = b
@@ -145,11 +145,12 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             .map(|f| f.kind.as_str())
             .collect();
         println!(
-            "{:<14} {:<8} {:>5} {:>12} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
+            "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
             s.subject,
             s.scenario,
             s.connections,
             report::thousands(s.requests_per_sec.median),
+            s.loader_capacity_share_percent.map_or("—".into(), |p| format!("{p:.0}")),
             s.p50_ms.median,
             s.p99_ms.median,
             s.server_cpu_us_per_request.as_ref().map_or("—".into(), |c| format!("{:.1}", c.median)),
@@ -159,6 +160,10 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
     }
     if b.summaries.is_empty() {
         println!("(no closed-loop run was measured: see the skipped list in the report)");
+    }
+    let left_out = b.runs.iter().filter(|r| r.left_out.is_some()).count();
+    if left_out > 0 {
+        println!("({left_out} runs had statuses their scenario does not expect and are left out: see the report)");
     }
     for m in &b.memory_summaries {
         println!(

@@ -510,6 +510,16 @@ impl Plan {
         if wall_s > 0.0 { cpu_us / 1e6 / wall_s / self.loader_cpu_count(tool) * 100.0 } else { 0.0 }
     }
 
+    /// The GET scenario of the memory phase: the plan's `get`, else its first GET scenario, else the built-in `get`.
+    pub fn memory_scenario(&self) -> Scenario {
+        self.scenarios
+            .iter()
+            .find(|s| s.name == "get")
+            .or_else(|| self.scenarios.iter().find(|s| s.is_get()))
+            .cloned()
+            .unwrap_or_else(|| Scenario::builtin("get", "GET", "/users/500", None))
+    }
+
     /// The CPUs a load tool is pinned to, when pinning.
     pub fn loader_pin(&self) -> Option<&[usize]> {
         self.pinned.then_some(self.loader_cpus.as_slice())

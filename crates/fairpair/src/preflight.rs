@@ -219,6 +219,7 @@ fn measure_capacity(
         ready_path: "/health".into(),
         per_worker_store: false,
     };
+    let (_, machine_idle) = procstat::wait_for_idle(plan.idle_wait_max_s, plan.idle_threshold_percent);
     let server = subject::start(&spec, &plan.start_options(None))?;
     let base = format!("http://{}", server.addr);
     let warm = spec_for(plan, stage, scenario, &base, connections, CALIBRATION_WARMUP_S);
@@ -237,6 +238,7 @@ fn measure_capacity(
         measured_rps: inv.result.requests_per_sec,
         loader_cpu_percent: cpu_percent,
         basis,
+        machine_idle,
     })
 }
 
@@ -256,6 +258,7 @@ pub fn capacity_from(measured_rps: f64, loader_cpu_percent: f64) -> (f64, Capaci
 /// connection count; the warm-up's users count for the memory per user.
 fn calibrate_post(plan: &Plan, stage: &Stage, spec: &SubjectSpec, scenario: &Scenario) -> Result<PostCalibration> {
     let connections = plan.connections.iter().copied().min().unwrap_or(50);
+    let (_, machine_idle) = procstat::wait_for_idle(plan.idle_wait_max_s, plan.idle_threshold_percent);
     let server = subject::start(spec, &plan.start_options(Some(MAX_MAX_USERS)))?;
     let base = format!("http://{}", server.addr);
     let before = procstat::tree_memory(server.pid).rss_kib;
@@ -276,6 +279,7 @@ fn calibrate_post(plan: &Plan, stage: &Stage, spec: &SubjectSpec, scenario: &Sce
         requests_per_sec: r.requests_per_sec,
         unexpected_responses: scenario.expected.unexpected(r.requests, r.non_2xx),
         bytes_per_user: bytes_per_user(before, after, created),
+        machine_idle,
     })
 }
 
@@ -317,11 +321,13 @@ pub fn size_store(rates: &[(String, f64)], window_s: u64, bytes_per_user: f64, b
     })
 }
 
-/// The store for a rerun after unexpected statuses: [`RERUN_STORE_FACTOR`] times larger within the same limits;
-/// `None` when it cannot grow (already at a limit), so rerunning would change nothing.
-pub fn larger_store(current: u64, sizing: Option<&StoreSizing>) -> Option<u64> {
+/// The store for a rerun after unexpected statuses: [`RERUN_STORE_FACTOR`] times larger, or sized like preflight
+/// does from the rate the failed run reached if that is more (the calibration may have met a busy machine), within
+/// the same limits; `None` when it cannot grow (already at a limit), so rerunning would change nothing.
+pub fn larger_store(current: u64, observed_rps: f64, window_s: u64, sizing: Option<&StoreSizing>) -> Option<u64> {
     let memory_cap = sizing.map_or(MAX_MAX_USERS, |s| (s.memory_budget_kib as f64 * 1024.0 / s.bytes_per_user) as u64);
-    let larger = current.saturating_mul(RERUN_STORE_FACTOR).min(MAX_MAX_USERS).min(memory_cap);
+    let by_rate = MIN_MAX_USERS + (observed_rps.max(0.0) * window_s as f64 * STORE_MARGIN).ceil() as u64;
+    let larger = current.saturating_mul(RERUN_STORE_FACTOR).max(by_rate).min(MAX_MAX_USERS).min(memory_cap);
     (larger > current).then_some(larger)
 }
 
@@ -331,7 +337,7 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
     for c in &r.loader_capacity {
         say(format!(
             "preflight: loader capacity, {} at {} connections: {} requests/s ({}; measured {} against the {} with the \
-             loader {:.0} % busy)",
+             loader {:.0} % busy{})",
             c.scenario,
             c.connections,
             crate::report::thousands(c.loader_capacity_rps),
@@ -341,7 +347,8 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
             },
             crate::report::thousands(c.measured_rps),
             c.target,
-            c.loader_cpu_percent
+            c.loader_cpu_percent,
+            if c.machine_idle { "" } else { "; the machine was busy" }
         ));
     }
     if !r.loader_capacity.is_empty() {
@@ -352,15 +359,16 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
     }
     for p in &r.post_calibration {
         say(format!(
-            "preflight: {} rate of {}: {} requests/s at {} connections",
+            "preflight: {} rate of {}: {} requests/s at {} connections{}",
             p.scenario,
             p.subject,
             crate::report::thousands(p.requests_per_sec),
-            p.connections
+            p.connections,
+            if p.machine_idle { "" } else { " (the machine was busy)" }
         ));
     }
     if let Some(s) = &r.store {
-        say(format!("preflight: {}", store_sentence(s)));
+        say(format!("preflight: store of the POST runs: {}", store_sentence(s)));
     }
     let e = outcome.plan.estimate();
     say(format!(
@@ -393,7 +401,7 @@ pub fn store_sentence(s: &StoreSizing) -> String {
             s.bytes_per_user
         ),
     };
-    format!("--max-users {} for POST runs = {basis}{limit}", thousands(s.max_users as f64))
+    format!("`--max-users {}` = {basis}{limit}", s.max_users)
 }
 
 #[cfg(test)]
@@ -435,7 +443,7 @@ mod tests {
         assert_eq!((s.from_subject.as_str(), s.limited_by), ("rust", StoreLimit::Rate));
         assert_eq!(s.max_users, 10_000 + 125_000 * 20 * 3 / 2);
         let line = store_sentence(&s);
-        assert!(line.starts_with("--max-users 3,760,000 for POST runs = 10,000 + 125,000 POST/s (rust"), "{line}");
+        assert!(line.starts_with("`--max-users 3760000` = 10,000 + 125,000 POST/s (rust"), "{line}");
     }
 
     #[test]
@@ -462,11 +470,13 @@ mod tests {
 
     #[test]
     fn a_rerun_gets_a_larger_store_only_when_one_fits() {
-        assert_eq!(larger_store(1_000_000, None), Some(4_000_000));
-        assert_eq!(larger_store(10_000_000, None), Some(MAX_MAX_USERS));
-        assert_eq!(larger_store(MAX_MAX_USERS, None), None);
+        assert_eq!(larger_store(1_000_000, 0.0, 20, None), Some(4_000_000));
+        // Calibrated on a busy machine (a store of 44,341), then the run went at 100,000/s: sized from that rate.
+        assert_eq!(larger_store(44_341, 100_000.0, 20, None), Some(10_000 + 3_000_000));
+        assert_eq!(larger_store(10_000_000, 0.0, 20, None), Some(MAX_MAX_USERS));
+        assert_eq!(larger_store(MAX_MAX_USERS, 1e6, 20, None), None);
         let tight = size_store(&[("rust".into(), 1e6)], 20, 1024.0, 1024 * 1024).unwrap();
-        assert_eq!(larger_store(tight.max_users, Some(&tight)), None, "already at the memory limit");
+        assert_eq!(larger_store(tight.max_users, 1e6, 20, Some(&tight)), None, "already at the memory limit");
     }
 
     #[test]

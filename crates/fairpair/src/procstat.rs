@@ -121,6 +121,25 @@ pub fn parse_machine_ticks(text: &str) -> Option<(u64, u64)> {
     Some((total.saturating_sub(idle), total))
 }
 
+/// Waits, at most `max_s` seconds, until the machine's busy CPU (everything, this process included, which is idle
+/// while it waits) is under `threshold_percent`. Returns (seconds waited, whether it was idle).
+pub fn wait_for_idle(max_s: f64, threshold_percent: f64) -> (f64, bool) {
+    let start = std::time::Instant::now();
+    loop {
+        let (b0, t0) = machine_ticks();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let (b1, t1) = machine_ticks();
+        let busy = if t1 > t0 { (b1 - b0) as f64 * 100.0 / (t1 - t0) as f64 } else { 0.0 };
+        let waited = start.elapsed().as_secs_f64();
+        if busy < threshold_percent {
+            return (waited, true);
+        }
+        if waited >= max_s {
+            return (waited, false);
+        }
+    }
+}
+
 /// Machine-wide steal ticks (field 8 of the `cpu` line of `/proc/stat`): time a hypervisor ran other guests while
 /// this machine's virtual CPUs wanted to run. Returns `(steal, total)`.
 pub fn steal_ticks() -> (u64, u64) {

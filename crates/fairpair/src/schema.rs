@@ -431,6 +431,8 @@ pub struct LoaderCapacity {
     /// The tool's CPU use during the measurement, percent of its CPUs.
     pub loader_cpu_percent: f64,
     pub basis: CapacityBasis,
+    /// Whether the machine was idle when the measurement began (after the bounded wait every run gets).
+    pub machine_idle: bool,
 }
 
 /// How a loader capacity was obtained.
@@ -456,6 +458,8 @@ pub struct PostCalibration {
     pub unexpected_responses: u64,
     /// Resident memory the server grew by per stored user, when measurable.
     pub bytes_per_user: Option<f64>,
+    /// Whether the machine was idle when the calibration began.
+    pub machine_idle: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
