@@ -783,3 +783,89 @@ fn busy_flag(bench: &Benchmark, s: &Summary, cell: &str) -> Option<Flag> {
         ),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(subject: &str, rps: f64, unexpected: u64, left_out: bool) -> LoadRun {
+        LoadRun {
+            subject: subject.into(),
+            scenario: "post".into(),
+            connections: 50,
+            repeat: 1,
+            tool: "wrk".into(),
+            command: String::new(),
+            server_command: String::new(),
+            max_users: Some(100_000),
+            duration_s: 1.0,
+            requests: rps as u64,
+            requests_per_sec: rps,
+            latency: Latency::default(),
+            errors: 0,
+            non_2xx: unexpected,
+            server_cpu_ms: 1.0,
+            server_cpu_us_per_request: Some(5.0),
+            loader_cpu_percent: 50.0,
+            loader_bound: false,
+            other_cpu_percent: 0.0,
+            idle_wait_s: 0.0,
+            machine_idle: true,
+            steal_percent: Some(0.5),
+            listen_backlog: Some(511),
+            unexpected_responses: unexpected,
+            left_out: left_out.then(|| "store full".to_string()),
+            raw_output: String::new(),
+        }
+    }
+
+    #[test]
+    fn runs_left_out_count_in_no_summary() {
+        let runs = vec![
+            run("rust", 100_000.0, 5_000, true),
+            run("rust", 90_000.0, 0, false),
+            run("rust", 92_000.0, 0, false),
+            run("node", 20_000.0, 0, false),
+            run("lost", 1e9, 7, true),
+        ];
+        let s = summarise(&runs);
+        let names: Vec<&str> = s.iter().map(|s| s.subject.as_str()).collect();
+        assert_eq!(names, ["rust", "node"], "a cell with every run left out has no summary");
+        assert_eq!((s[0].requests_per_sec.n, s[0].requests_per_sec.max, s[0].left_out_runs), (2, 92_000.0, 1));
+        assert_eq!((s[0].non_2xx, s[0].listen_backlog, s[0].steal_percent_max), (0, Some(511), Some(0.5)));
+    }
+
+    #[test]
+    fn the_capacity_share_decides_loader_limited() {
+        let mut s = summarise(&[run("rust", 90_000.0, 0, false), run("node", 20_000.0, 0, false)]);
+        let capacity = |rps| Preflight {
+            loader_capacity: vec![LoaderCapacity {
+                scenario: "post".into(),
+                connections: 50,
+                target: "ceiling".into(),
+                command: String::new(),
+                loader_capacity_rps: rps,
+                measured_rps: rps,
+                loader_cpu_percent: 99.0,
+                basis: CapacityBasis::Saturated,
+                machine_idle: true,
+            }],
+            loader_limited_share_percent: preflight::LOADER_LIMITED_SHARE_PERCENT,
+            ..Preflight::default()
+        };
+        apply_capacity(&mut s, Some(&capacity(100_000.0)));
+        assert_eq!((s[0].loader_capacity_share_percent, s[0].loader_limited), (Some(90.0), true));
+        assert_eq!((s[1].loader_capacity_share_percent, s[1].loader_limited), (Some(20.0), false));
+        // The loader-CPU flag is not what decides: these runs used 50 % of it.
+        assert_eq!(s[0].loader_bound_runs, 0);
+        let mut s = summarise(&[run("rust", 90_000.0, 0, false)]);
+        apply_capacity(&mut s, Some(&capacity(200_000.0)));
+        assert!(!s[0].loader_limited);
+        let flags = flags(&Benchmark { summaries: s, ..empty_bench() });
+        assert!(flags.iter().all(|f| f.kind != FlagKind::LoaderLimited));
+    }
+
+    fn empty_bench() -> Benchmark {
+        serde_json::from_str(include_str!("../tests/fixtures/golden/benchmark.json")).unwrap()
+    }
+}

@@ -22,8 +22,7 @@ use anyhow::{Context, Result};
 
 use crate::plan::{MAX_MAX_USERS, MIN_MAX_USERS, Plan, Scenario};
 use crate::schema::{
-    CapacityBasis, Flag, FlagKind, LoaderCapacity, PostCalibration, Preflight, StoreLimit, StoreSizing,
-    SubjectRecord,
+    CapacityBasis, Flag, FlagKind, LoaderCapacity, PostCalibration, Preflight, StoreLimit, StoreSizing, SubjectRecord,
 };
 use crate::subject::{self, Kind, SubjectSpec};
 use crate::tools::{self, LoadSpec, LoadTool};
@@ -122,8 +121,8 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
 
 /// Verifies one subject; returns whether it may be measured.
 fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool> {
-    let mut verification = verify::verify_subject(spec, &plan.start_options(None))
-        .with_context(|| format!("verifying {}", spec.name))?;
+    let mut verification =
+        verify::verify_subject(spec, &plan.start_options(None)).with_context(|| format!("verifying {}", spec.name))?;
     let mut measurable = true;
     if verification.status == "failed" {
         let first = verification.failures.first().cloned().unwrap_or_default();

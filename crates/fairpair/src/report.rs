@@ -10,9 +10,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::charts::{self, Bar, Grouped};
-use crate::schema::{
-    Benchmark, CapacityBasis, LoadRun, MemorySummary, SCHEMA_VERSION, Summary, upgrade_from_v1,
-};
+use crate::schema::{Benchmark, CapacityBasis, LoadRun, MemorySummary, SCHEMA_VERSION, Summary, upgrade_from_v1};
 use crate::stats::{self, Stat, Verdict};
 use crate::usage;
 
@@ -25,10 +23,7 @@ pub fn load(path: &Path) -> Result<Benchmark> {
     let version = value.get("schema_version").and_then(|v| v.as_u64());
     if version != Some(u64::from(SCHEMA_VERSION)) && version != Some(1) {
         let found = version.map_or("no schema_version".to_owned(), |v| format!("schema version {v}"));
-        return Err(usage(format!(
-            "{}: {found}, this fairpair reads versions 1 and {SCHEMA_VERSION}",
-            path.display()
-        )));
+        return Err(usage(format!("{}: {found}, this fairpair reads versions 1 and {SCHEMA_VERSION}", path.display())));
     }
     let bench: Benchmark = serde_json::from_value(value)
         .map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))?;
@@ -318,8 +313,9 @@ fn throughput(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects:
         }
         if let [x, y] = pair[..] {
             let ratio = match (find(&b.summaries, x, scenario, *conns), find(&b.summaries, y, scenario, *conns)) {
-                (Some(a), Some(c)) if c.requests_per_sec.median > 0.0 => Bound::of(a, c, true)
-                    .format(a.requests_per_sec.median / c.requests_per_sec.median),
+                (Some(a), Some(c)) if c.requests_per_sec.median > 0.0 => {
+                    Bound::of(a, c, true).format(a.requests_per_sec.median / c.requests_per_sec.median)
+                }
                 _ => "—".into(),
             };
             let _ = write!(md, " {ratio} |");
@@ -517,11 +513,8 @@ fn cell_verdicts(md: &mut String, at: &str, sa: &Summary, sb: &Summary) {
 }
 
 fn limited_names(sa: &Summary, sb: &Summary) -> String {
-    let names: Vec<String> = [sa, sb]
-        .iter()
-        .filter(|s| s.loader_limited)
-        .map(|s| format!("{} is loader-limited", s.subject))
-        .collect();
+    let names: Vec<String> =
+        [sa, sb].iter().filter(|s| s.loader_limited).map(|s| format!("{} is loader-limited", s.subject)).collect();
     names.join(", ")
 }
 
@@ -554,8 +547,7 @@ fn memory_verdicts(md: &mut String, b: &Benchmark, a: &str, other: &str) -> bool
         "- memory after load (RSS): {}",
         compare(a, other, &kib_to_mib(&ma.after_rss_kib), &kib_to_mib(&mb.after_rss_kib), false, "MiB")
     );
-    let _ =
-        writeln!(md, "- start-up to first 200: {}", compare(a, other, &ma.startup_ms, &mb.startup_ms, false, "ms"));
+    let _ = writeln!(md, "- start-up to first 200: {}", compare(a, other, &ma.startup_ms, &mb.startup_ms, false, "ms"));
     true
 }
 
@@ -875,7 +867,9 @@ mod tests {
         assert!(!md.contains("| 1.13× |"));
         assert!(md.contains("**88 % of loader: loader-limited**"), "{md}");
         assert!(md.contains("· 78 % of loader |"), "{md}");
-        assert!(md.contains("alpha/beta ≥ 1.13×, a bound, not a measured ratio (alpha at 88 % of the loader's capacity)"));
+        assert!(
+            md.contains("alpha/beta ≥ 1.13×, a bound, not a measured ratio (alpha at 88 % of the loader's capacity)")
+        );
         assert!(md.contains("get, 8 connections, **CPU per request (the headline: alpha is loader-limited)**"));
         // Both the ceiling and alpha are limited: that comparison says so instead of giving a share.
         assert!(md.contains("alpha measured 92 % (both loader-limited"), "{md}");

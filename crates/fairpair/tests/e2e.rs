@@ -46,6 +46,7 @@ fn a_tiny_run_writes_results_and_report() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stderr}\n{stdout}");
     assert!(stderr.contains("estimated"), "the estimate is printed up front: {stderr}");
+    assert!(stderr.contains("revised estimate after preflight"), "{stderr}");
     assert!(stdout.contains("subject") && stdout.contains("ceiling"), "summary table: {stdout}");
 
     let text = std::fs::read_to_string(out_dir.join("benchmark.json")).unwrap();
@@ -71,6 +72,18 @@ fn a_tiny_run_writes_results_and_report() {
         }
     }
     assert_eq!(bench.summaries.len(), expected_runs);
+    // Preflight measured the loader's capacity on every cell, and sized the store from a measured POST rate.
+    let preflight = bench.preflight.as_ref().expect("a preflight record");
+    assert_eq!(preflight.loader_capacity.len(), 2, "get and post at 4 connections: {preflight:?}");
+    assert!(preflight.loader_capacity.iter().all(|c| c.loader_capacity_rps > 0.0));
+    assert_eq!(preflight.post_calibration.len(), subjects.len() - 1, "one per subject that stores users");
+    if let Some(store) = &preflight.store {
+        assert_eq!(store.max_users, bench.settings.post_max_users);
+        assert!(preflight.post_calibration.iter().any(|c| c.subject == store.from_subject));
+    }
+    assert!(bench.summaries.iter().all(|s| s.loader_capacity_share_percent.is_some()), "{:?}", bench.summaries);
+    assert!(bench.runs.iter().all(|r| r.left_out.is_none() && r.unexpected_responses == 0));
+    assert!(bench.runs.iter().all(|r| r.listen_backlog.is_some()), "ss reads every server's backlog");
     assert_eq!(bench.memory.len(), subjects.len());
     for m in &bench.memory {
         assert!(m.idle.rss_kib > 0 && m.after_load.rss_kib > 0 && m.startup_ms > 0.0, "{m:?}");
