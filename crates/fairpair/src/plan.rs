@@ -84,6 +84,10 @@ pub struct RunArgs {
     /// Connections of the memory phase's load.
     #[arg(long, default_value_t = 300)]
     pub memory_connections: u32,
+    /// --max-users of the servers in POST runs, instead of sizing it in preflight from a measured POST rate
+    /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
+    #[arg(long)]
+    pub post_max_users: Option<u64>,
     /// Measure subjects that fail verification (the report marks them unverified).
     #[arg(long)]
     pub allow_unverified: bool,
@@ -178,8 +182,8 @@ pub struct Plan {
     pub memory_duration_s: u64,
     pub memory_connections: u32,
     pub memory_settle_ms: u64,
-    /// `--max-users` of the servers in runs that write: `None` in the plan, chosen by preflight from the POST rate
-    /// it measures (the revised plan has it).
+    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
+    /// chosen by preflight from the POST rate it measures (the revised plan has it).
     pub post_max_users: Option<u64>,
     /// The ceiling binary when it exists: preflight loads it to measure the loader's capacity.
     pub capacity_target: Option<PathBuf>,
@@ -411,6 +415,9 @@ impl Plan {
             }
         }
 
+        if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
+            return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
+        }
         let open_loop_fractions: Vec<f64> = args.open_loop_rates.iter().copied().filter(|&f| f > 0.0).collect();
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
@@ -436,7 +443,7 @@ impl Plan {
             memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
             memory_connections: args.memory_connections,
             memory_settle_ms: if q { 300 } else { 1000 },
-            post_max_users: None,
+            post_max_users: args.post_max_users,
             capacity_target,
             calibration_s: if q { 1 } else { 3 },
             idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),

@@ -101,7 +101,9 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
                 .into(),
         ),
     }
-    if let Some(scenario) = writing_scenario(plan) {
+    if let (Some(given), Some(_)) = (plan.post_max_users, writing_scenario(plan)) {
+        out.record.store = Some(given_store(given, memory_available_kib() / 2));
+    } else if let Some(scenario) = writing_scenario(plan) {
         for i in post_subjects(plan).into_iter().filter(|&i| out.measurable[i]) {
             let spec = &plan.subjects[i];
             (stage.say)(format!("preflight: {} rate of {}", scenario.name, spec.name));
@@ -320,6 +322,21 @@ pub fn size_store(rates: &[(String, f64)], window_s: u64, bytes_per_user: f64, b
     })
 }
 
+/// The record of a store size given with `--post-max-users`: nothing calibrated, the memory limit still known for a
+/// rerun.
+pub fn given_store(max_users: u64, budget_kib: u64) -> StoreSizing {
+    StoreSizing {
+        max_users,
+        from_subject: String::new(),
+        from_rps: 0.0,
+        window_s: 0,
+        margin: 1.0,
+        limited_by: StoreLimit::Given,
+        memory_budget_kib: budget_kib,
+        bytes_per_user: MIN_BYTES_PER_USER,
+    }
+}
+
 /// The store for a rerun after unexpected statuses: [`RERUN_STORE_FACTOR`] times larger, or sized like preflight
 /// does from the rate the failed run reached if that is more (the calibration may have met a busy machine), within
 /// the same limits; `None` when it cannot grow (already at a limit), so rerunning would change nothing.
@@ -383,6 +400,9 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
 /// One sentence saying what store size was chosen and why; also used by the report.
 pub fn store_sentence(s: &StoreSizing) -> String {
     let thousands = crate::report::thousands;
+    if s.limited_by == StoreLimit::Given {
+        return format!("`--max-users {}`, given with --post-max-users (no POST rate calibrated)", s.max_users);
+    }
     let basis = format!(
         "{} + {} POST/s ({}, measured in preflight) × {} s (warm-up + run) × {}",
         thousands(MIN_MAX_USERS as f64),
@@ -392,7 +412,7 @@ pub fn store_sentence(s: &StoreSizing) -> String {
         s.margin
     );
     let limit = match s.limited_by {
-        StoreLimit::Rate => String::new(),
+        StoreLimit::Rate | StoreLimit::Given => String::new(),
         StoreLimit::Cap => format!(", capped at the servers' limit of {}", thousands(MAX_MAX_USERS as f64)),
         StoreLimit::Memory => format!(
             ", limited by memory: half the available {:.1} GiB at {:.0} bytes per user",

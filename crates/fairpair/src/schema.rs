@@ -489,6 +489,8 @@ pub enum StoreLimit {
     Cap,
     /// The machine's memory.
     Memory,
+    /// Given on the command line (`--post-max-users`), not calibrated.
+    Given,
 }
 
 /// Reads a version 1 file into this version's types: the fields added since are left at their defaults, and every

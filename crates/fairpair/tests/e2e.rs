@@ -97,3 +97,41 @@ fn a_tiny_run_writes_results_and_report() {
     }
     let _ = std::fs::remove_dir_all(out_dir);
 }
+
+/// A store that is full from the start (`--post-max-users 10000`: the seed fills it) answers every POST with 507:
+/// the run is no throughput figure, so it is rerun once with a larger store, and only the rerun is summarised.
+#[test]
+fn a_post_run_into_a_full_store_is_rerun_with_a_larger_one() {
+    common::require_wrk();
+    let users_server = common::sibling_binary("users-server");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out_dir = common::temp_dir("e2e-full-store");
+    let output = Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .current_dir(&root)
+        .args(["run", "--subjects", "rust", "--scenarios", "post", "--connections", "4", "--post-max-users", "10000"])
+        .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--memory-repeats", "0", "--idle-wait", "0"])
+        .arg("--users-server")
+        .arg(&users_server)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let bench: Benchmark =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("benchmark.json")).unwrap()).unwrap();
+    assert_eq!(bench.runs.len(), 2, "the run and its rerun: {:?}", bench.flags);
+    let (first, rerun) = (&bench.runs[0], &bench.runs[1]);
+    assert_eq!(first.max_users, Some(10_000));
+    assert!(first.unexpected_responses > 0 && first.unexpected_responses == first.non_2xx, "{first:?}");
+    assert!(first.left_out.as_deref().unwrap().contains("rerun once with --max-users"), "{first:?}");
+    assert!(rerun.max_users.unwrap() >= 40_000, "{rerun:?}");
+    assert_eq!((rerun.unexpected_responses, rerun.left_out.as_deref()), (0, None), "{rerun:?}");
+    let s = &bench.summaries[0];
+    assert_eq!((s.requests_per_sec.n, s.left_out_runs, s.non_2xx), (1, 1, 0));
+    assert_eq!(s.requests_per_sec.median, rerun.requests_per_sec);
+    assert!(bench.flags.iter().any(|f| f.kind == fairpair::schema::FlagKind::UnexpectedStatus));
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(report.contains("## Left out") && report.contains("given with --post-max-users"), "{report}");
+    let _ = std::fs::remove_dir_all(out_dir);
+}
