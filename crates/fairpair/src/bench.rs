@@ -71,10 +71,12 @@ pub fn announce(plan: &Plan) {
             procstat::format_cpu_list(&plan.loader_cpus)
         );
     }
-    if plan.scenarios.iter().any(Scenario::writes) {
-        eprintln!(
+    match plan.post_max_users {
+        _ if !plan.scenarios.iter().any(Scenario::writes) => {}
+        Some(given) => eprintln!("fairpair: the store of POST runs is --max-users {given} (--post-max-users)"),
+        None => eprintln!(
             "fairpair: the store of POST runs (--max-users) is sized in preflight from the POST rate measured there"
-        );
+        ),
     }
     for s in &plan.skipped {
         eprintln!("fairpair: skipped: {s}");

@@ -125,11 +125,11 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The summary table on stdout: one line per cell and subject.
+/// The summary table on stdout: one line per cell and subject; `cap. %` is the share of the loader's measured capacity.
 fn print_summary(b: &fairpair::schema::Benchmark) {
     println!(
         "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
-        "subject", "scenario", "conns", "req/s", "loader %", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
+        "subject", "scenario", "conns", "req/s", "cap. %", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
     );
     for s in &b.summaries {
         let flags: Vec<&str> = b

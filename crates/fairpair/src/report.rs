@@ -292,10 +292,12 @@ fn ratio_pair(b: &Benchmark) -> Vec<&str> {
 }
 
 fn throughput(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    let measured = b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty());
+    let share = if measured { ", then the share of the loader's capacity (see *Preflight*)" } else { "" };
     let _ = writeln!(
         md,
-        "\n## Throughput (requests/s)\n\nMedian [min–max], CV in parentheses, then the share of the loader's capacity \
-         (see *Preflight*). Only runs whose every response had the expected status count (see *Left out*).\n"
+        "\n## Throughput (requests/s)\n\nMedian [min–max], CV in parentheses{share}. Only runs whose every response \
+         had the expected status count (see *Left out*).\n"
     );
     let pair = ratio_pair(b);
     let _ = write!(md, "| scenario | connections |");
