@@ -87,12 +87,27 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         let measurable = verify_one(plan, spec, &mut out)?;
         out.measurable[i] = measurable;
     }
+    measure_capacities(plan, stage, &mut out);
+    calibrate_store(plan, stage, &mut out);
+    out.record.duration_s = started.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// The loader's capacity on every cell of the plan (see the module header).
+fn measure_capacities(plan: &Plan, stage: &Stage, out: &mut Outcome) {
     match &plan.capacity_target {
         Some(target) => {
             for (scenario, connections) in capacity_cells(plan) {
                 (stage.say)(format!("preflight: loader capacity, {} at {connections} connections", scenario.name));
-                let c = measure_capacity(plan, stage, target, scenario, connections)?;
-                out.record.loader_capacity.push(c);
+                match measure_capacity(plan, stage, target, scenario, connections) {
+                    Ok(c) => out.record.loader_capacity.push(c),
+                    // Not fatal: the runs can go on, only without a capacity (and so without bounds) for this cell.
+                    Err(e) => out.skipped.push(format!(
+                        "loader capacity, {} at {connections} connections: the measurement failed ({e:#}), so no \
+                         figure of that cell is marked loader-limited",
+                        scenario.name
+                    )),
+                }
             }
         }
         None => out.skipped.push(
@@ -101,13 +116,24 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
                 .into(),
         ),
     }
+}
+
+/// The store of the POST runs: given with `--post-max-users`, or sized from a POST run per subject.
+fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
     if let (Some(given), Some(_)) = (plan.post_max_users, writing_scenario(plan)) {
         out.record.store = Some(given_store(given, memory_available_kib() / 2));
     } else if let Some(scenario) = writing_scenario(plan) {
         for i in post_subjects(plan).into_iter().filter(|&i| out.measurable[i]) {
             let spec = &plan.subjects[i];
             (stage.say)(format!("preflight: {} rate of {}", scenario.name, spec.name));
-            out.record.post_calibration.push(calibrate_post(plan, stage, spec, scenario)?);
+            match calibrate_post(plan, stage, spec, scenario) {
+                Ok(c) => out.record.post_calibration.push(c),
+                Err(e) => out.skipped.push(format!(
+                    "{} rate of {}: the calibration failed ({e:#}); the store is sized from the other subjects' \
+                     rates, or is the largest the servers accept if there are none",
+                    scenario.name, spec.name
+                )),
+            }
         }
         let rates: Vec<(String, f64)> =
             out.record.post_calibration.iter().map(|c| (c.subject.clone(), c.requests_per_sec)).collect();
@@ -117,8 +143,6 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         out.plan.post_max_users = Some(sizing.as_ref().map_or(MAX_MAX_USERS, |s| s.max_users));
         out.record.store = sizing;
     }
-    out.record.duration_s = started.elapsed().as_secs_f64();
-    Ok(out)
 }
 
 /// Verifies one subject; returns whether it may be measured.
