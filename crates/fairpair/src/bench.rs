@@ -30,6 +30,9 @@ pub const STEAL_PERCENT: f64 = 1.0;
 
 struct Ctx<'a> {
     plan: &'a Plan,
+    /// The store of the POST runs: the plan's, raised for the rest of the run when a run needed a larger one (the
+    /// machine got faster than in preflight), so that later runs do not fill it again.
+    post_max_users: Option<u64>,
     tool: Box<dyn LoadTool>,
     progress: Progress,
     hz: f64,
@@ -107,7 +110,14 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     preflight::announce(&outcome, &|m| progress.println(m));
     progress.bar.inc((outcome.plan.estimate().preflight * 10.0) as u64);
     let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
-    let mut ctx = Ctx { plan: &revised, tool, progress, hz: procstat::ticks_per_second(), scripts };
+    let mut ctx = Ctx {
+        plan: &revised,
+        post_max_users: revised.post_max_users,
+        tool,
+        progress,
+        hz: procstat::ticks_per_second(),
+        scripts,
+    };
     let mut bench = Benchmark {
         schema_version: SCHEMA_VERSION,
         generator: format!("fairpair {}", env!("CARGO_PKG_VERSION")),
@@ -382,7 +392,7 @@ impl Ctx<'_> {
         connections: u32,
         repeat: u32,
     ) -> Result<()> {
-        let max_users = self.plan.max_users_for(spec, scenario);
+        let max_users = self.plan.max_users_for(spec, scenario).map(|m| self.post_max_users.unwrap_or(m).max(m));
         let mut run = self.load_run(spec, scenario, connections, repeat, max_users)?;
         if run.unexpected_responses == 0 {
             bench.runs.push(run);
@@ -393,7 +403,7 @@ impl Ctx<'_> {
         let larger = max_users.and_then(|m| preflight::larger_store(m, run.requests_per_sec, window, store));
         let what = unexpected_sentence(&run, scenario);
         let (reason, rerun) = match larger {
-            Some(m) => (format!("{what}; rerun once with --max-users {m}"), Some(m)),
+            Some(m) => (format!("{what}; rerun once with --max-users {m}, which the later runs keep"), Some(m)),
             None => (format!("{what}; not a throughput figure, left out of the summary"), None),
         };
         self.progress.println(format!("{} {} c={connections}: {reason}", spec.name, scenario.name));
@@ -401,6 +411,7 @@ impl Ctx<'_> {
         bench.runs.push(run);
         bench.flags.push(unexpected_flag(spec, scenario, connections, reason));
         if let Some(m) = rerun {
+            self.post_max_users = Some(m);
             let mut again = self.load_run(spec, scenario, connections, repeat, Some(m))?;
             if again.unexpected_responses > 0 {
                 let reason = format!("{} (the rerun); left out of the summary", unexpected_sentence(&again, scenario));
