@@ -41,8 +41,13 @@ pub const CALIBRATION_WARMUP_S: u64 = 1;
 /// The store is sized for this multiple of the measured POST rate: a measured run may be faster than the short
 /// calibration (a warmer JIT, a quieter machine), and a rerun with a larger store catches what is left.
 pub const STORE_MARGIN: f64 = 1.5;
-/// The least memory assumed per stored user when the calibration cannot measure it (RSS grows in steps).
-pub const MIN_BYTES_PER_USER: f64 = 100.0;
+/// The least memory assumed per stored user, measured or not: RSS grows in steps (a heap doubling), so a short run
+/// can show less than the store will take, and a user with its map entry and strings takes a few hundred bytes in
+/// either server.
+pub const MIN_BYTES_PER_USER: f64 = 512.0;
+/// Fewer users than this in a calibration say nothing about memory per user: a single heap step dominates (seen: 8 KB
+/// "per user" from 1,700 users on a busy machine).
+pub const MIN_USERS_FOR_MEMORY: u64 = 50_000;
 /// A rerun after unexpected statuses gets this many times the store.
 pub const RERUN_STORE_FACTOR: u64 = 4;
 
@@ -308,9 +313,9 @@ fn calibrate_post(plan: &Plan, stage: &Stage, spec: &SubjectSpec, scenario: &Sce
     })
 }
 
-/// Resident memory grown per created user, when both are measurable.
+/// Resident memory grown per created user, when both are measurable (enough users, some growth).
 pub fn bytes_per_user(rss_before_kib: u64, rss_after_kib: u64, created: u64) -> Option<f64> {
-    (rss_after_kib > rss_before_kib && created > 0)
+    (rss_after_kib > rss_before_kib && created >= MIN_USERS_FOR_MEMORY)
         .then(|| (rss_after_kib - rss_before_kib) as f64 * 1024.0 / created as f64)
 }
 
@@ -506,9 +511,10 @@ mod tests {
 
     #[test]
     fn memory_per_user_needs_growth_and_users() {
-        assert_eq!(bytes_per_user(1000, 2000, 1024), Some(1000.0));
-        assert_eq!(bytes_per_user(2000, 2000, 1024), None);
-        assert_eq!(bytes_per_user(1000, 2000, 0), None);
+        assert_eq!(bytes_per_user(1_000, 101_000, 102_400), Some(1000.0));
+        assert_eq!(bytes_per_user(2_000, 2_000, 102_400), None);
+        assert_eq!(bytes_per_user(1_000, 2_000, 0), None);
+        assert_eq!(bytes_per_user(1_000, 15_000, 1_700), None, "too few users to tell a heap step from a user");
     }
 
     #[test]
