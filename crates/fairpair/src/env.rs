@@ -33,7 +33,45 @@ pub fn capture(tools: BTreeMap<String, String>) -> Environment {
             .args(["status", "--porcelain", "--untracked-files=no"])
             .output()
             .is_ok_and(|o| o.status.success() && !o.stdout.is_empty()),
+        somaxconn: read_trimmed("/proc/sys/net/core/somaxconn").parse().ok(),
+        cpu_governor: governors(&procstat::allowed_cpus()),
     }
+}
+
+/// The distinct frequency governors of `cpus`, or `None` when the kernel exposes none (virtual machines often do
+/// not): a `powersave` governor can halve a figure, so it belongs beside every result.
+pub fn governors(cpus: &[usize]) -> Option<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for cpu in cpus {
+        let path = format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor");
+        if let Ok(text) = fs::read_to_string(path) {
+            let g = text.trim().to_string();
+            if !seen.contains(&g) {
+                seen.push(g);
+            }
+        }
+    }
+    (!seen.is_empty()).then(|| seen.join(","))
+}
+
+/// The accept backlog the socket listening on `port` really got: `ss` shows it as the Send-Q of a listening
+/// socket. The kernel silently caps what a server asks for at `net.core.somaxconn`, so this is the figure that
+/// decides whether a burst of connections is queued or refused. The smallest, if several sockets share the port
+/// (`SO_REUSEPORT`); `None` when `ss` is missing or shows none.
+pub fn listen_backlog(port: u16) -> Option<u32> {
+    let out = Command::new("ss").args(["-Hltn", &format!("sport = :{port}")]).output().ok()?;
+    parse_listen_backlog(&String::from_utf8_lossy(&out.stdout), port)
+}
+
+/// Reads `ss -Hltn` lines (`LISTEN 0 4096 127.0.0.1:3000 0.0.0.0:*`): state, Recv-Q, Send-Q, local address.
+pub fn parse_listen_backlog(text: &str, port: u16) -> Option<u32> {
+    let suffix = format!(":{port}");
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 4 && f[0] == "LISTEN" && f[3].ends_with(&suffix)).then(|| f[2].parse().ok())?
+        })
+        .min()
 }
 
 fn read_trimmed(path: &str) -> String {
@@ -86,6 +124,29 @@ mod tests {
         assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
         assert_eq!(format_utc(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(format_utc(1_796_000_000), "2026-11-30T00:53:20Z");
+    }
+
+    #[test]
+    fn reads_the_backlog_a_listening_socket_got() {
+        let text = "LISTEN 0      511    127.0.0.1:46141 0.0.0.0:*\nLISTEN 0      4096   127.0.0.1:3000 0.0.0.0:*\n\
+                    LISTEN 0      128    127.0.0.1:3000 0.0.0.0:*\nLISTEN 3      9      [::1]:30000 [::]:*\n";
+        assert_eq!(parse_listen_backlog(text, 3000), Some(128));
+        assert_eq!(parse_listen_backlog(text, 46141), Some(511));
+        assert_eq!(parse_listen_backlog(text, 4614), None);
+        assert_eq!(parse_listen_backlog("", 3000), None);
+    }
+
+    #[test]
+    fn a_real_listening_socket_has_a_backlog() {
+        if !crate::tools::installed("ss") {
+            return; // iproute2 absent: the harness records None, which is what this would assert.
+        }
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        // Whatever std asks for, the kernel caps it at somaxconn.
+        let somaxconn: u32 = read_trimmed("/proc/sys/net/core/somaxconn").parse().unwrap();
+        let got = listen_backlog(port).expect("ss shows our listening socket");
+        assert!((1..=somaxconn).contains(&got), "{got} vs somaxconn {somaxconn}");
     }
 
     #[test]

@@ -4,11 +4,13 @@
 //! one way through one module per stage:
 //!
 //! - `plan.rs` — the command line resolved into a [`plan::Plan`]: subjects, scenarios, pinning, phase lengths.
+//! - `preflight.rs` — between the plan and the runs: verify every subject, then calibrate the plan to the machine
+//!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
 //! - `verify.rs` — the contract's cases (crate `contract`) run against a server; subjects that fail are not measured.
 //! - `subject.rs` — server processes: start, wait for the first 200, pin, stop the whole process group.
 //! - `tools/` — the load tools (wrk, oha, autocannon) behind one trait, each recording its exact command.
 //! - `procstat.rs` — CPU time and memory of process trees from `/proc`.
-//! - `bench.rs` — executes the plan: load runs, open-loop runs, memory runs, then summaries and flags.
+//! - `bench.rs` — executes the revised plan: load runs, open-loop runs, memory runs, then summaries and flags.
 //! - `stats.rs` — median, min, max, coefficient of variation, and the noise verdict.
 //! - `schema.rs` — the `benchmark.json` types (documented in `docs/benchmark-schema.md`); `env.rs` — the machine.
 //! - `report.rs` + `charts.rs` — `benchmark.json` → `report.md` and SVG charts.
@@ -21,6 +23,7 @@ pub mod charts;
 pub mod compare;
 pub mod env;
 pub mod plan;
+pub mod preflight;
 pub mod procstat;
 pub mod report;
 pub mod schema;

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use fairpair::plan::{Plan, RunArgs};
+use fairpair::schema::FlagKind;
 use fairpair::{UsageError, bench, compare, report, verify};
 
 #[derive(Parser)]
@@ -176,11 +177,11 @@ fn open_loop_tool(plan: &Plan) -> &'static str {
     }
 }
 
-/// The summary table on stdout: one line per cell and subject.
+/// The summary table on stdout: one line per cell and subject; `cap. %` is the share of the loader's measured capacity.
 fn print_summary(b: &fairpair::schema::Benchmark) {
     println!(
-        "{:<14} {:<8} {:>5} {:>12} {:>9} {:>9} {:>9} {:>8}  flags",
-        "subject", "scenario", "conns", "req/s", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
+        "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
+        "subject", "scenario", "conns", "req/s", "cap. %", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
     );
     for s in &b.summaries {
         let flags: Vec<&str> = b
@@ -188,7 +189,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             .iter()
             .filter(|f| {
                 // `rate-not-reached` belongs to the open-loop phase, not to these closed-loop runs.
-                f.kind != "rate-not-reached"
+                f.kind != FlagKind::RateNotReached
                     && f.subject == s.subject
                     && f.scenario.as_deref() == Some(&s.scenario)
                     && f.connections == Some(s.connections)
@@ -196,11 +197,12 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             .map(|f| f.kind.as_str())
             .collect();
         println!(
-            "{:<14} {:<8} {:>5} {:>12} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
+            "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
             s.subject,
             s.scenario,
             s.connections,
             report::thousands(s.requests_per_sec.median),
+            s.loader_capacity_share_percent.map_or("—".into(), |p| format!("{p:.0}")),
             s.p50_ms.median,
             s.p99_ms.median,
             s.server_cpu_us_per_request.as_ref().map_or("—".into(), |c| format!("{:.1}", c.median)),
@@ -210,6 +212,10 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
     }
     if b.summaries.is_empty() {
         println!("(no closed-loop run was measured: see the skipped list in the report)");
+    }
+    let left_out = b.runs.iter().filter(|r| r.left_out.is_some()).count();
+    if left_out > 0 {
+        println!("({left_out} runs had statuses their scenario does not expect and are left out: see the report)");
     }
     for m in &b.memory_summaries {
         println!(

@@ -9,18 +9,19 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
+use crate::preflight;
 use crate::procstat;
-use crate::subject::{Kind, SubjectSpec};
+use crate::schema::ExpectedStatus;
+use crate::subject::{Kind, StartOptions, SubjectSpec};
 use crate::usage;
 
 /// The body of the `post` scenario: one new user per request.
 pub const POST_BODY: &str = r#"{"name":"Bench User","email":"bench@example.com"}"#;
 
-/// Store capacity limits of the servers (`--max-users`).
+/// Store capacity limits of the servers (`--max-users`). The size a POST run uses is chosen in preflight, from
+/// the POST rate measured on this machine (`preflight::size_store`).
 pub const MIN_MAX_USERS: u64 = 10_000;
 pub const MAX_MAX_USERS: u64 = 16_777_216;
-/// The POST rate assumed per server CPU when sizing the store, generously above what one core reaches.
-pub const POST_RATE_PER_CPU: u64 = 50_000;
 
 #[derive(Args, Clone, Debug)]
 pub struct RunArgs {
@@ -34,8 +35,9 @@ pub struct RunArgs {
     /// Scenarios, comma-separated: get (GET /users/500), post (POST /users), hello (GET /) [default: get,post].
     #[arg(long, value_delimiter = ',')]
     pub scenarios: Option<Vec<String>>,
-    /// A scenario of your own: NAME=METHOD:PATH[:BODY_FILE] (repeatable; a body is sent as application/json).
-    #[arg(long = "scenario", value_name = "NAME=METHOD:PATH[:BODY_FILE]")]
+    /// A scenario of your own: NAME=METHOD:PATH[:BODY_FILE][:STATUS] (repeatable; a body is sent as
+    /// application/json; STATUS, three digits, is the status every response must have [default: any 2xx]).
+    #[arg(long = "scenario", value_name = "NAME=METHOD:PATH[:BODY_FILE][:STATUS]")]
     pub custom_scenarios: Vec<String>,
     /// Connection counts, comma-separated [default: 50,300].
     #[arg(long, value_delimiter = ',')]
@@ -82,6 +84,10 @@ pub struct RunArgs {
     /// Connections of the memory phase's load.
     #[arg(long, default_value_t = 300)]
     pub memory_connections: u32,
+    /// --max-users of the servers in POST runs, instead of sizing it in preflight from a measured POST rate
+    /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
+    #[arg(long)]
+    pub post_max_users: Option<u64>,
     /// Measure subjects that fail verification (the report marks them unverified).
     #[arg(long)]
     pub allow_unverified: bool,
@@ -121,11 +127,28 @@ pub struct Scenario {
     pub method: String,
     pub path: String,
     pub body: Option<String>,
+    /// The status its responses must have to count as served work.
+    pub expected: ExpectedStatus,
 }
 
 impl Scenario {
     pub fn is_get(&self) -> bool {
         self.method == "GET"
+    }
+
+    /// Whether a run of it adds to the server's store, so the store must be sized for it.
+    pub fn writes(&self) -> bool {
+        !matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS")
+    }
+
+    pub fn builtin(name: &str, method: &str, path: &str, body: Option<&str>) -> Scenario {
+        Scenario {
+            name: name.into(),
+            method: method.into(),
+            path: path.into(),
+            body: body.map(String::from),
+            expected: ExpectedStatus::Success,
+        }
     }
 }
 
@@ -159,7 +182,13 @@ pub struct Plan {
     pub memory_duration_s: u64,
     pub memory_connections: u32,
     pub memory_settle_ms: u64,
-    pub post_max_users: u64,
+    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
+    /// chosen by preflight from the POST rate it measures (the revised plan has it).
+    pub post_max_users: Option<u64>,
+    /// The ceiling binary when it exists: preflight loads it to measure the loader's capacity.
+    pub capacity_target: Option<PathBuf>,
+    /// Seconds of each preflight calibration run (loader capacity, POST rate).
+    pub calibration_s: u64,
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
     pub allow_unverified: bool,
@@ -170,7 +199,7 @@ pub struct Plan {
 }
 
 /// Seconds the harness spends around each run (start, readiness, idle check, stop), for the estimate.
-const RUN_OVERHEAD_S: f64 = 1.5;
+pub const RUN_OVERHEAD_S: f64 = 1.5;
 /// Seconds to verify one subject (two server starts and 200-odd cases).
 const VERIFY_S: f64 = 4.0;
 
@@ -251,6 +280,7 @@ impl Plan {
         };
         let users_server = sibling("users-server", &args.users_server);
         let ceiling = sibling("ceiling", &args.ceiling);
+        let capacity_target = ceiling.is_file().then(|| ceiling.clone());
         let multi_ok = server_n >= 2;
         let names: Vec<String> = match &args.subjects {
             Some(list) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
@@ -341,18 +371,13 @@ impl Plan {
         let scenario_names = args.scenarios.clone().unwrap_or_else(|| vec!["get".into(), "post".into()]);
         for name in scenario_names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
             let s = match name {
-                "get" => Scenario { name: "get".into(), method: "GET".into(), path: "/users/500".into(), body: None },
-                "post" => Scenario {
-                    name: "post".into(),
-                    method: "POST".into(),
-                    path: "/users".into(),
-                    body: Some(POST_BODY.into()),
-                },
-                "hello" => Scenario { name: "hello".into(), method: "GET".into(), path: "/".into(), body: None },
+                "get" => Scenario::builtin("get", "GET", "/users/500", None),
+                "post" => Scenario::builtin("post", "POST", "/users", Some(POST_BODY)),
+                "hello" => Scenario::builtin("hello", "GET", "/", None),
                 other => {
                     return Err(usage(format!(
                         "unknown scenario {other:?} (built-in: get, post, hello; add your own with \
-                         --scenario NAME=METHOD:PATH[:BODY_FILE])"
+                         --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])"
                     )));
                 }
             };
@@ -395,13 +420,13 @@ impl Plan {
             }
         }
 
+        if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
+            return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
+        }
         let open_loop_fractions: Vec<f64> = args.open_loop_rates.iter().copied().filter(|&f| f > 0.0).collect();
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
         }
-        let post_window = warmup_s + duration_s;
-        let post_max_users = (MIN_MAX_USERS + POST_RATE_PER_CPU * u64::from(server_n) * post_window * 3 / 2)
-            .clamp(MIN_MAX_USERS, MAX_MAX_USERS);
 
         Ok(Plan {
             subjects,
@@ -423,7 +448,9 @@ impl Plan {
             memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
             memory_connections: args.memory_connections,
             memory_settle_ms: if q { 300 } else { 1000 },
-            post_max_users,
+            post_max_users: args.post_max_users,
+            capacity_target,
+            calibration_s: if q { 1 } else { 3 },
             idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
             idle_threshold_percent: args.idle_threshold,
             allow_unverified: args.allow_unverified,
@@ -451,22 +478,84 @@ impl Plan {
         self.subjects.len() * self.memory_repeats as usize
     }
 
-    /// Estimated seconds for each phase: (verify, load, open-loop, memory).
-    pub fn estimate(&self) -> (f64, f64, f64, f64) {
+    /// Estimated seconds for each phase.
+    pub fn estimate(&self) -> Estimate {
         let idle = self.idle_wait_max_s / 2.0;
         let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
+        let calibration = preflight::calibration_runs(self) as f64
+            * ((preflight::CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
         let load = self.load_runs() as f64 * (self.warmup_s + self.duration_s) as f64
             + self.load_runs() as f64 * (RUN_OVERHEAD_S + idle);
         let open =
             self.open_loop_runs() as f64 * ((self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle);
         let memory = self.memory_runs() as f64
             * (self.memory_duration_s as f64 + self.memory_settle_ms as f64 / 1000.0 + RUN_OVERHEAD_S + idle);
-        (verify, load, open, memory)
+        Estimate { preflight: verify + calibration, load, open_loop: open, memory }
     }
 
     pub fn estimate_total(&self) -> f64 {
-        let (a, b, c, d) = self.estimate();
-        a + b + c + d
+        self.estimate().total()
+    }
+
+    /// How a subject is started: on the server CPUs when pinning, with this store size.
+    pub fn start_options(&self, max_users: Option<u64>) -> StartOptions<'_> {
+        StartOptions {
+            max_users,
+            cpus: self.pinned.then_some(self.server_cpus.as_slice()),
+            timeout: std::time::Duration::from_secs(self.start_timeout_s),
+        }
+    }
+
+    /// How many CPUs the load generator could use, the denominator of its CPU percentage.
+    pub fn loader_cpu_count(&self, tool: &dyn crate::tools::LoadTool) -> f64 {
+        if self.pinned {
+            self.loader_cpus.len() as f64
+        } else if tool.name() == "autocannon" {
+            1.0 // One Node process: one core is all it can use.
+        } else {
+            f64::from(self.loader_threads)
+        }
+    }
+
+    /// A tool's CPU time over its wall time, as a percentage of the CPUs it could use.
+    pub fn loader_cpu_percent(&self, tool: &dyn crate::tools::LoadTool, cpu_us: f64, wall_s: f64) -> f64 {
+        if wall_s > 0.0 { cpu_us / 1e6 / wall_s / self.loader_cpu_count(tool) * 100.0 } else { 0.0 }
+    }
+
+    /// The GET scenario of the memory phase: the plan's `get`, else its first GET scenario, else the built-in `get`.
+    pub fn memory_scenario(&self) -> Scenario {
+        self.scenarios
+            .iter()
+            .find(|s| s.name == "get")
+            .or_else(|| self.scenarios.iter().find(|s| s.is_get()))
+            .cloned()
+            .unwrap_or_else(|| Scenario::builtin("get", "GET", "/users/500", None))
+    }
+
+    /// The CPUs a load tool is pinned to, when pinning.
+    pub fn loader_pin(&self) -> Option<&[usize]> {
+        self.pinned.then_some(self.loader_cpus.as_slice())
+    }
+
+    /// The store size of a run of `scenario` on `spec`: only runs that write, on servers that take `--max-users`.
+    pub fn max_users_for(&self, spec: &SubjectSpec, scenario: &Scenario) -> Option<u64> {
+        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users.unwrap_or(MAX_MAX_USERS))
+    }
+}
+
+/// Estimated seconds per phase of a run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// Verification and calibration.
+    pub preflight: f64,
+    pub load: f64,
+    pub open_loop: f64,
+    pub memory: f64,
+}
+
+impl Estimate {
+    pub fn total(&self) -> f64 {
+        self.preflight + self.load + self.open_loop + self.memory
     }
 }
 
@@ -485,11 +574,22 @@ fn check_name(flag: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Parses `NAME=METHOD:PATH[:BODY_FILE]`.
+/// Parses `NAME=METHOD:PATH[:BODY_FILE][:STATUS]`. A last part of exactly three digits is the expected status (a
+/// body file with such a name can be given as `./404`).
 pub fn parse_scenario(text: &str) -> Result<Scenario> {
-    let bad = || usage(format!("--scenario expects NAME=METHOD:PATH[:BODY_FILE], got {text:?}"));
+    let bad = || usage(format!("--scenario expects NAME=METHOD:PATH[:BODY_FILE][:STATUS], got {text:?}"));
     let (name, spec) = text.split_once('=').ok_or_else(bad)?;
     check_name("--scenario", name)?;
+    let (spec, expected) = match spec.rsplit_once(':') {
+        Some((rest, last)) if last.len() == 3 && last.chars().all(|c| c.is_ascii_digit()) && rest.contains(':') => {
+            let code: u16 = last.parse().expect("three digits");
+            if !(100..=599).contains(&code) {
+                return Err(usage(format!("--scenario {name}: status {code} is not an HTTP status (100 to 599)")));
+            }
+            (rest, ExpectedStatus::Status(code))
+        }
+        _ => (spec, ExpectedStatus::Success),
+    };
     let mut parts = spec.splitn(3, ':');
     let method = parts.next().filter(|m| !m.is_empty()).ok_or_else(bad)?;
     let path = parts.next().ok_or_else(bad)?;
@@ -506,7 +606,7 @@ pub fn parse_scenario(text: &str) -> Result<Scenario> {
         ),
         None => None,
     };
-    Ok(Scenario { name: name.to_string(), method: method.to_string(), path: path.to_string(), body })
+    Ok(Scenario { name: name.to_string(), method: method.to_string(), path: path.to_string(), body, expected })
 }
 
 #[cfg(test)]
@@ -543,7 +643,8 @@ mod tests {
         assert_eq!(p.cells.len(), 4);
         assert_eq!(p.load_runs(), (3 + 3 + 2 + 2) * 3);
         assert_eq!((p.duration_s, p.warmup_s, p.repeats), (15, 5, 3));
-        assert_eq!(p.post_max_users, 10_000 + 50_000 * 20 * 3 / 2);
+        // The store is sized in preflight, from a measured rate, not in the plan.
+        assert_eq!(p.post_max_users, None);
         assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
     }
 
@@ -590,7 +691,23 @@ mod tests {
     fn custom_scenarios() {
         let s = parse_scenario("health=GET:/health").unwrap();
         assert_eq!((s.name.as_str(), s.method.as_str(), s.path.as_str(), s.body), ("health", "GET", "/health", None));
-        for bad in ["health", "=GET:/", "x=GET", "x=get:/", "x=GET:nope", "x y=GET:/", "x=POST:/users:/no/such/file"] {
+        assert_eq!(s.expected, ExpectedStatus::Success);
+        let s = parse_scenario("missing=GET:/users/0:404").unwrap();
+        assert_eq!((s.path.as_str(), s.body, s.expected), ("/users/0", None, ExpectedStatus::Status(404)));
+        // A path made of three digits is a path, not a status.
+        let s = parse_scenario("odd=GET:/123").unwrap();
+        assert_eq!((s.path.as_str(), s.expected), ("/123", ExpectedStatus::Success));
+        for bad in [
+            "health",
+            "=GET:/",
+            "x=GET",
+            "x=get:/",
+            "x=GET:nope",
+            "x y=GET:/",
+            "x=POST:/users:/no/such/file",
+            "x=GET:/:999",
+            "x=GET:/:099",
+        ] {
             assert!(parse_scenario(bad).is_err(), "{bad}");
         }
     }
@@ -603,6 +720,9 @@ mod tests {
         std::fs::write(&file, "{\"name\":\"a\",\"email\":\"a@b\"}").unwrap();
         let s = parse_scenario(&format!("mine=POST:/users:{}", file.display())).unwrap();
         assert_eq!(s.body.as_deref(), Some("{\"name\":\"a\",\"email\":\"a@b\"}"));
+        assert_eq!(s.expected, ExpectedStatus::Success);
+        let s = parse_scenario(&format!("mine=POST:/users:{}:201", file.display())).unwrap();
+        assert_eq!((s.body.is_some(), s.expected), (true, ExpectedStatus::Status(201)));
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -121,6 +121,38 @@ pub fn parse_machine_ticks(text: &str) -> Option<(u64, u64)> {
     Some((total.saturating_sub(idle), total))
 }
 
+/// Waits, at most `max_s` seconds, until the machine's busy CPU (everything, this process included, which is idle
+/// while it waits) is under `threshold_percent`. Returns (seconds waited, whether it was idle).
+pub fn wait_for_idle(max_s: f64, threshold_percent: f64) -> (f64, bool) {
+    let start = std::time::Instant::now();
+    loop {
+        let (b0, t0) = machine_ticks();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let (b1, t1) = machine_ticks();
+        let busy = if t1 > t0 { (b1 - b0) as f64 * 100.0 / (t1 - t0) as f64 } else { 0.0 };
+        let waited = start.elapsed().as_secs_f64();
+        if busy < threshold_percent {
+            return (waited, true);
+        }
+        if waited >= max_s {
+            return (waited, false);
+        }
+    }
+}
+
+/// Machine-wide steal ticks (field 8 of the `cpu` line of `/proc/stat`): time a hypervisor ran other guests while
+/// this machine's virtual CPUs wanted to run. Returns `(steal, total)`.
+pub fn steal_ticks() -> (u64, u64) {
+    let text = fs::read_to_string("/proc/stat").unwrap_or_default();
+    parse_steal_ticks(&text).unwrap_or((0, 0))
+}
+
+pub fn parse_steal_ticks(text: &str) -> Option<(u64, u64)> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
+    Some((v.get(7).copied().unwrap_or(0), v.iter().take(8).sum()))
+}
+
 /// Reads a `Key:   1234 kB` field from a `/proc` status-like text.
 pub fn kib_field(text: &str, key: &str) -> Option<u64> {
     text.lines()
@@ -221,6 +253,15 @@ mod tests {
     fn machine_ticks_count_iowait_as_idle() {
         let text = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4\n";
         assert_eq!(parse_machine_ticks(text), Some((150, 1000)));
+    }
+
+    #[test]
+    fn steal_is_the_eighth_field() {
+        let text = "cpu  100 0 50 800 50 0 0 25 0 0\n";
+        assert_eq!(parse_steal_ticks(text), Some((25, 1025)));
+        // Old kernels without the field: no steal.
+        assert_eq!(parse_steal_ticks("cpu  1 2 3 4\n"), Some((0, 10)));
+        assert_eq!(parse_steal_ticks("intr 1\n"), None);
     }
 
     #[test]

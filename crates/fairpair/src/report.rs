@@ -1,6 +1,7 @@
 //! `benchmark.json` → `report.md` + SVG charts.
 //!
-//! The report only formats: every number in it is in the JSON file, computed by the run. It is deterministic (same
+//! The report only formats: every number in it is in the JSON file, computed by the run (a version 1 file is first
+//! upgraded, which may leave out runs that version still counted: see `schema::upgrade_from_v1`). It is deterministic (same
 //! file, same bytes), so it can be checked against a golden file and regenerated from old results.
 
 use std::fmt::Write;
@@ -9,21 +10,24 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::charts::{self, Bar, Grouped};
-use crate::schema::{Benchmark, MemorySummary, SCHEMA_VERSION, Summary};
+use crate::schema::{Benchmark, CapacityBasis, LoadRun, MemorySummary, SCHEMA_VERSION, Summary, upgrade_from_v1};
 use crate::stats::{self, Stat, Verdict};
 use crate::usage;
 
-/// Reads a `benchmark.json`, refusing files of another schema version.
+/// Reads a `benchmark.json` of this schema version or of version 1 (upgraded: see [`upgrade_from_v1`]), refusing
+/// any other.
 pub fn load(path: &Path) -> Result<Benchmark> {
     let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| usage(format!("{} is not JSON: {e}", path.display())))?;
     let version = value.get("schema_version").and_then(|v| v.as_u64());
-    if version != Some(u64::from(SCHEMA_VERSION)) {
+    if version != Some(u64::from(SCHEMA_VERSION)) && version != Some(1) {
         let found = version.map_or("no schema_version".to_owned(), |v| format!("schema version {v}"));
-        return Err(usage(format!("{}: {found}, this fairpair reads version {SCHEMA_VERSION}", path.display())));
+        return Err(usage(format!("{}: {found}, this fairpair reads versions 1 and {SCHEMA_VERSION}", path.display())));
     }
-    serde_json::from_value(value).map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))
+    let bench: Benchmark = serde_json::from_value(value)
+        .map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))?;
+    Ok(if bench.schema_version == 1 { upgrade_from_v1(bench, crate::bench::summarise) } else { bench })
 }
 
 /// Writes `report.md` and the charts into `dir`; returns the report's path.
@@ -38,31 +42,60 @@ pub fn write(bench: &Benchmark, dir: &Path) -> Result<std::path::PathBuf> {
     Ok(path)
 }
 
-/// The report's Markdown and its charts (file name, SVG text).
+/// The report's Markdown and its charts (file name, SVG text): one section after another.
 pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     let mut md = String::new();
     let mut charts = Vec::new();
-    let e = &b.environment;
-    let s = &b.settings;
     let subjects: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
+    let cells = cells(&b.summaries);
+    header(&mut md, b);
+    environment(&mut md, b);
+    method(&mut md, b);
+    preflight_section(&mut md, b);
+    subjects_section(&mut md, b);
+    commands(&mut md, b);
+    if !cells.is_empty() {
+        throughput(&mut md, b, &cells, &subjects);
+        charts.push(("throughput.svg".to_string(), throughput_chart(b, &cells, &subjects)));
+        let _ = writeln!(md, "\n![throughput](throughput.svg)");
+        latency(&mut md, b, &cells, &subjects);
+        for (scenario, conns) in &cells {
+            let file = format!("latency-{scenario}-{conns}.svg");
+            charts.push((file.clone(), latency_chart(b, scenario, *conns, &subjects)));
+            let _ = writeln!(md, "\n![latency {scenario} {conns}]({file})");
+        }
+        cpu(&mut md, b, &cells, &subjects);
+    }
+    open_loop(&mut md, b);
+    if memory(&mut md, b) {
+        charts.push(("memory.svg".to_string(), memory_chart(&b.memory_summaries)));
+        let _ = writeln!(md, "\n![memory](memory.svg)");
+    }
+    ratios(&mut md, b, &cells);
+    left_out(&mut md, b);
+    flags_and_skipped(&mut md, b);
+    (md, charts)
+}
 
+fn header(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "# fairpair report\n");
     let _ = writeln!(
         md,
         "Measured {} by {} on `{}` (schema {}). Every figure below is a median over repeated runs, each on a \
          freshly started server; the raw runs, with each tool's exact command and output, are in `benchmark.json`.\n",
-        e.date, b.generator, e.hostname, b.schema_version
+        b.environment.date, b.generator, b.environment.hostname, b.schema_version
     );
-
-    if s.quick {
+    if b.settings.quick {
         let _ = writeln!(
             md,
             "> **A `--quick` smoke run**: one short run per cell, so there is no measure of noise. Check the \
              pipeline with it; do not quote its figures.\n"
         );
     }
+}
 
-    // Environment.
+fn environment(md: &mut String, b: &Benchmark) {
+    let e = &b.environment;
     let _ = writeln!(md, "## Environment\n\n| | |\n|---|---|");
     let _ =
         writeln!(md, "| CPU | {} × {} online (allowed: {}) |", e.cpu_model, e.cpus_online, cpu_list(&e.cpus_allowed));
@@ -74,8 +107,16 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         let _ = writeln!(md, "| {tool} | {version} |");
     }
     let _ = writeln!(md, "| git | `{}`{} |", e.git_commit, if e.git_dirty { " (uncommitted changes)" } else { "" });
+    if b.schema_version >= 2 {
+        let somaxconn = e.somaxconn.map_or("unreadable".to_string(), |v| v.to_string());
+        let _ = writeln!(md, "| `net.core.somaxconn` | {somaxconn} (the most any listen backlog gets) |");
+        let governor = e.cpu_governor.as_deref().unwrap_or("not exposed by the kernel (common in virtual machines)");
+        let _ = writeln!(md, "| CPU frequency governor | {governor} |");
+    }
+}
 
-    // Method.
+fn method(md: &mut String, b: &Benchmark) {
+    let (e, s) = (&b.environment, &b.settings);
     let _ = writeln!(md, "\n## Method\n");
     let _ = writeln!(
         md,
@@ -104,11 +145,24 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
          recorded what they used during the run.",
         s.idle_wait_max_s, s.idle_threshold_percent
     );
-    let _ = writeln!(
-        md,
-        "- POST runs: every server started with `--max-users {}`, more than a run can fill.",
-        s.post_max_users
-    );
+    match b.preflight.as_ref().and_then(|p| p.store.as_ref()) {
+        Some(store) => {
+            let _ = writeln!(
+                md,
+                "- POST runs: every server started with {} (see *Preflight*).",
+                crate::preflight::store_sentence(store)
+            );
+        }
+        None if b.schema_version == 1 => {
+            let _ = writeln!(
+                md,
+                "- POST runs: every server started with `--max-users {}`, sized from a fixed guess of the POST rate \
+                 (schema 1; later versions measure it).",
+                s.post_max_users
+            );
+        }
+        None => {}
+    }
     let _ = writeln!(
         md,
         "- Memory: separate runs ({} per subject): RSS, peak RSS (VmHWM) and PSS summed over all the subject's \
@@ -116,8 +170,74 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         s.memory_repeats, s.memory_settle_ms, s.memory_duration_s, s.memory_connections
     );
     let _ = writeln!(md, "- Command: `{}`", s.argv.join(" "));
+}
 
-    // Subjects.
+/// What preflight measured: the loader's capacity, the POST rates and the store size chosen from them.
+fn preflight_section(md: &mut String, b: &Benchmark) {
+    let _ = writeln!(md, "\n## Preflight\n");
+    let Some(p) = &b.preflight else {
+        let _ = writeln!(
+            md,
+            "Not recorded (a schema {} file): the loader's capacity was not measured, so no figure is marked \
+             loader-limited; the loader-bound flag (≥ {:.0} % loader CPU) is the only sign of a loader limit.",
+            b.schema_version,
+            crate::bench::LOADER_BOUND_PERCENT
+        );
+        return;
+    };
+    if p.loader_capacity.is_empty() {
+        let _ = writeln!(md, "Loader capacity: not measured (see *Skipped*).\n");
+    } else {
+        let _ = writeln!(
+            md,
+            "Loader capacity: what `{}` generates on the loader CPUs against the ceiling (as many workers as server \
+             CPUs). A subject above **{:.0} %** of it is *loader-limited*: its ratios are printed as bounds (`≥`, \
+             `≤`), and CPU per request is the headline of its comparisons.\n",
+            b.settings.tool, p.loader_limited_share_percent
+        );
+        let _ = writeln!(
+            md,
+            "| scenario | connections | loader capacity req/s | measured req/s | loader CPU % | basis | machine idle |\n|---|---:|---:|---:|---:|---|---|"
+        );
+        for c in &p.loader_capacity {
+            let basis = match c.basis {
+                CapacityBasis::Saturated => "loader saturated",
+                CapacityBasis::Extrapolated => "target was the limit: scaled to a fully busy loader",
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {:.0} | {basis} | {} |",
+                c.scenario,
+                c.connections,
+                thousands(c.loader_capacity_rps),
+                thousands(c.measured_rps),
+                c.loader_cpu_percent,
+                if c.machine_idle { "yes" } else { "**no**" }
+            );
+        }
+    }
+    for c in &p.post_calibration {
+        let mut bytes = c.bytes_per_user.map_or(String::new(), |v| format!(", {v:.0} bytes of RSS per stored user"));
+        if !c.machine_idle {
+            bytes.push_str(" (**the machine was busy**: a run faster than this gets a larger store on its rerun)");
+        }
+        let _ = writeln!(
+            md,
+            "\n- {} rate of {}: {} requests/s at {} connections over {:.1} s{bytes}.",
+            c.scenario,
+            c.subject,
+            thousands(c.requests_per_sec),
+            c.connections,
+            c.duration_s
+        );
+    }
+    if let Some(store) = &p.store {
+        let _ = writeln!(md, "\nStore: {}.", crate::preflight::store_sentence(store));
+    }
+    let _ = writeln!(md, "\nPreflight took {:.0} s, verification included.", p.duration_s);
+}
+
+fn subjects_section(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "\n## Subjects\n\n| subject | command | contract |\n|---|---|---|");
     for sub in &b.subjects {
         let v = &sub.verification;
@@ -132,8 +252,9 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
         let _ = writeln!(md, "| {} | `{}` | {contract}{notes} |", sub.name, sub.command);
     }
+}
 
-    // Exact commands.
+fn commands(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "\n## Exact commands\n\nThe first run of each cell (ports differ run to run):\n");
     let mut seen = Vec::new();
     for r in &b.runs {
@@ -163,248 +284,341 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
             );
         }
     }
+}
 
-    // Throughput.
-    let cells = cells(&b.summaries);
-    if !cells.is_empty() {
-        let _ = writeln!(md, "\n## Throughput (requests/s)\n\nMedian [min–max], CV in parentheses.\n");
-        // The ratio column compares the first two subjects that implement the contract (rust / node by default).
-        let pair: Vec<&str> = b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect();
-        let _ = write!(md, "| scenario | connections |");
-        for name in &subjects {
-            let _ = write!(md, " {name} |");
+/// The first two subjects that implement the contract (rust / node by default): the table's ratio column.
+fn ratio_pair(b: &Benchmark) -> Vec<&str> {
+    b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect()
+}
+
+fn throughput(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    let measured = b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty());
+    let share = if measured { ", then the share of the loader's capacity (see *Preflight*)" } else { "" };
+    let _ = writeln!(
+        md,
+        "\n## Throughput (requests/s)\n\nMedian [min–max], CV in parentheses{share}. Only runs whose every response \
+         had the expected status count (see *Left out*).\n"
+    );
+    let pair = ratio_pair(b);
+    let _ = write!(md, "| scenario | connections |");
+    for name in subjects {
+        let _ = write!(md, " {name} |");
+    }
+    if let [x, y] = pair[..] {
+        let _ = write!(md, " {x} / {y} |");
+    }
+    let _ = writeln!(md, "\n|---|---:|{}", "---:|".repeat(subjects.len() + usize::from(pair.len() == 2)));
+    for (scenario, conns) in cells {
+        let _ = write!(md, "| {scenario} | {conns} |");
+        for name in subjects {
+            let _ = write!(md, " {} |", throughput_cell(b, name, scenario, *conns));
         }
         if let [x, y] = pair[..] {
-            let _ = write!(md, " {x} / {y} |");
-        }
-        let _ = writeln!(md, "\n|---|---:|{}", "---:|".repeat(subjects.len() + usize::from(pair.len() == 2)));
-        for (scenario, conns) in &cells {
-            let _ = write!(md, "| {scenario} | {conns} |");
-            for name in &subjects {
-                let cell = find(&b.summaries, name, scenario, *conns)
-                    .map(|s| {
-                        let r = &s.requests_per_sec;
-                        if r.n > 1 {
-                            format!("{} [{}–{}]{}", thousands(r.median), thousands(r.min), thousands(r.max), cv(r))
-                        } else {
-                            thousands(r.median)
-                        }
-                    })
-                    .unwrap_or_else(|| "—".into());
-                let _ = write!(md, " {cell} |");
-            }
-            if let [x, y] = pair[..] {
-                let ratio = match (find(&b.summaries, x, scenario, *conns), find(&b.summaries, y, scenario, *conns)) {
-                    (Some(a), Some(c)) if c.requests_per_sec.median > 0.0 => {
-                        format!("{:.2}×", a.requests_per_sec.median / c.requests_per_sec.median)
-                    }
-                    _ => "—".into(),
-                };
-                let _ = write!(md, " {ratio} |");
-            }
-            let _ = writeln!(md);
-        }
-        charts.push(("throughput.svg".to_string(), throughput_chart(b, &cells, &subjects)));
-        let _ = writeln!(md, "\n![throughput](throughput.svg)");
-
-        // Latency.
-        let _ = writeln!(
-            md,
-            "\n## Latency under closed-loop load (ms)\n\nMedians over runs. A closed loop waits for each answer, so these are latencies at saturation, not at a given rate (see the open-loop section).\n"
-        );
-        let _ = writeln!(
-            md,
-            "| scenario | connections | subject | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---|---:|---:|---:|---:|---:|"
-        );
-        for (scenario, conns) in &cells {
-            for name in &subjects {
-                if let Some(s) = find(&b.summaries, name, scenario, *conns) {
-                    let _ = writeln!(
-                        md,
-                        "| {scenario} | {conns} | {name} | {} | {} | {} | {} | {} |",
-                        ms(s.p50_ms.median),
-                        ms(s.p90_ms.median),
-                        ms(s.p99_ms.median),
-                        s.p99_9_ms.as_ref().map_or_else(not_reported, |p| ms(p.median)),
-                        ms(s.max_ms.median)
-                    );
+            let ratio = match (find(&b.summaries, x, scenario, *conns), find(&b.summaries, y, scenario, *conns)) {
+                (Some(a), Some(c)) if c.requests_per_sec.median > 0.0 => {
+                    Bound::of(a, c, true).format(a.requests_per_sec.median / c.requests_per_sec.median)
                 }
-            }
+                _ => "—".into(),
+            };
+            let _ = write!(md, " {ratio} |");
         }
-        if b.summaries.iter().any(|s| s.p99_9_ms.is_none()) {
-            let _ = writeln!(
-                md,
-                "\nn/r: not reported by the load tool (`{}` gives no p99.9: ab's percentiles go in steps of 1 %, \
-                 bombardier's stop at p99).",
-                b.settings.tool
-            );
-        }
-        for (scenario, conns) in &cells {
-            let file = format!("latency-{scenario}-{conns}.svg");
-            charts.push((file.clone(), latency_chart(b, scenario, *conns, &subjects)));
-            let _ = writeln!(md, "\n![latency {scenario} {conns}]({file})");
-        }
+        let _ = writeln!(md);
+    }
+}
 
-        // CPU.
-        let _ = writeln!(
-            md,
-            "\n## CPU\n\nServer CPU time per request (all its processes, from `/proc`), and the load generator's CPU use as a share of the CPUs it had (≥ 90 % = loader-bound).\n"
-        );
-        let _ = writeln!(
-            md,
-            "| scenario | connections | subject | server CPU µs/request | loader CPU % |\n|---|---:|---|---:|---:|"
-        );
-        for (scenario, conns) in &cells {
-            for name in &subjects {
-                if let Some(s) = find(&b.summaries, name, scenario, *conns) {
-                    let cpu = s
-                        .server_cpu_us_per_request
-                        .as_ref()
-                        .map_or("—".into(), |c| format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max));
-                    let _ =
-                        writeln!(md, "| {scenario} | {conns} | {name} | {cpu} | {:.0} |", s.loader_cpu_percent.median);
-                }
+fn throughput_cell(b: &Benchmark, name: &str, scenario: &str, conns: u32) -> String {
+    let Some(s) = find(&b.summaries, name, scenario, conns) else {
+        let left = b.runs.iter().any(|r| r.subject == name && r.scenario == scenario && r.connections == conns);
+        return if left { "left out (see *Left out*)".into() } else { "—".into() };
+    };
+    let r = &s.requests_per_sec;
+    let figure = if r.n > 1 {
+        format!("{} [{}–{}]{}", thousands(r.median), thousands(r.min), thousands(r.max), cv(r))
+    } else {
+        thousands(r.median)
+    };
+    match s.loader_capacity_share_percent {
+        Some(share) if s.loader_limited => format!("{figure} · **{share:.0} % of loader: loader-limited**"),
+        Some(share) => format!("{figure} · {share:.0} % of loader"),
+        None => figure,
+    }
+}
+
+fn latency(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    let _ = writeln!(
+        md,
+        "\n## Latency under closed-loop load (ms)\n\nMedians over runs. A closed loop waits for each answer, so these are latencies at saturation, not at a given rate (see the open-loop section).\n"
+    );
+    let _ = writeln!(
+        md,
+        "| scenario | connections | subject | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---|---:|---:|---:|---:|---:|"
+    );
+    for (scenario, conns) in cells {
+        for name in subjects {
+            if let Some(s) = find(&b.summaries, name, scenario, *conns) {
+                let _ = writeln!(
+                    md,
+                    "| {scenario} | {conns} | {name} | {} | {} | {} | {} | {} |",
+                    ms(s.p50_ms.median),
+                    ms(s.p90_ms.median),
+                    ms(s.p99_ms.median),
+                    s.p99_9_ms.as_ref().map_or_else(not_reported, |p| ms(p.median)),
+                    ms(s.max_ms.median)
+                );
             }
         }
     }
+    if b.summaries.iter().any(|s| s.p99_9_ms.is_none()) {
+        let _ = writeln!(
+            md,
+            "\nn/r: not reported by the load tool (`{}` gives no p99.9: ab's percentiles go in steps of 1 %, \
+             bombardier's stop at p99).",
+            b.settings.tool
+        );
+    }
+}
 
-    // Open loop.
+fn cpu(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    let _ = writeln!(
+        md,
+        "\n## CPU and machine\n\nServer CPU time per request (all its processes, from `/proc`); the load generator's CPU use as a share of the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening socket got (`ss`, capped by `net.core.somaxconn`).\n",
+        crate::bench::LOADER_BOUND_PERCENT
+    );
+    let _ = writeln!(
+        md,
+        "| scenario | connections | subject | server CPU µs/request | loader CPU % | steal % | listen backlog |\n|---|---:|---|---:|---:|---:|---:|"
+    );
+    for (scenario, conns) in cells {
+        for name in subjects {
+            if let Some(s) = find(&b.summaries, name, scenario, *conns) {
+                let cpu = s
+                    .server_cpu_us_per_request
+                    .as_ref()
+                    .map_or("—".into(), |c| format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max));
+                let steal = s.steal_percent_max.map_or("—".into(), |v| format!("{v:.1}"));
+                let backlog = s.listen_backlog.map_or("—".into(), |v| v.to_string());
+                let _ = writeln!(
+                    md,
+                    "| {scenario} | {conns} | {name} | {cpu} | {:.0} | {steal} | {backlog} |",
+                    s.loader_cpu_percent.median
+                );
+            }
+        }
+    }
+}
+
+fn open_loop(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "\n## Open-loop latency at fixed rates (ms)\n");
     if b.open_loop.is_empty() {
         let _ = writeln!(md, "Not measured (see *Skipped*).");
-    } else {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "| subject | asked req/s | achieved req/s | tool | corrected for coordinated omission | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|"
+    );
+    for r in &b.open_loop {
+        let l = &r.latency;
         let _ = writeln!(
             md,
-            "| subject | asked req/s | achieved req/s | tool | corrected for coordinated omission | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|"
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.subject,
+            thousands(r.asked_rps),
+            thousands(r.achieved_rps),
+            r.tool,
+            if r.latency_corrected { "yes" } else { "no" },
+            ms(l.p50_ms),
+            ms(l.p90_ms),
+            ms(l.p99_ms),
+            l.p99_9_ms.map_or_else(not_reported, ms),
+            ms(l.max_ms)
         );
-        for r in &b.open_loop {
-            let l = &r.latency;
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                r.subject,
-                thousands(r.asked_rps),
-                thousands(r.achieved_rps),
-                r.tool,
-                if r.latency_corrected { "yes" } else { "no" },
-                ms(l.p50_ms),
-                ms(l.p90_ms),
-                ms(l.p99_ms),
-                l.p99_9_ms.map_or_else(not_reported, ms),
-                ms(l.max_ms)
-            );
-        }
     }
+}
 
-    // Memory.
+/// The memory table; returns whether there was anything to chart.
+fn memory(md: &mut String, b: &Benchmark) -> bool {
     let _ = writeln!(md, "\n## Memory and start-up\n");
     if b.memory_summaries.is_empty() {
         let _ = writeln!(md, "Not measured.");
-    } else {
-        let _ = writeln!(md, "MiB, median [min–max] over fresh processes, summed over each subject's processes.\n");
+        return false;
+    }
+    let _ = writeln!(md, "MiB, median [min–max] over fresh processes, summed over each subject's processes.\n");
+    let _ = writeln!(
+        md,
+        "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for m in &b.memory_summaries {
         let _ = writeln!(
             md,
-            "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+            "| {} | {} | {} | {} | {} | {} | {} | {:.0} [{:.0}–{:.0}] |",
+            m.subject,
+            m.processes,
+            mib(&m.idle_rss_kib),
+            mib(&m.idle_pss_kib),
+            mib(&m.after_rss_kib),
+            mib(&m.after_pss_kib),
+            mib(&m.after_hwm_kib),
+            m.startup_ms.median,
+            m.startup_ms.min,
+            m.startup_ms.max
         );
-        for m in &b.memory_summaries {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} | {:.0} [{:.0}–{:.0}] |",
-                m.subject,
-                m.processes,
-                mib(&m.idle_rss_kib),
-                mib(&m.idle_pss_kib),
-                mib(&m.after_rss_kib),
-                mib(&m.after_pss_kib),
-                mib(&m.after_hwm_kib),
-                m.startup_ms.median,
-                m.startup_ms.min,
-                m.startup_ms.max
-            );
-        }
-        charts.push(("memory.svg".to_string(), memory_chart(&b.memory_summaries)));
-        let _ = writeln!(md, "\n![memory](memory.svg)");
     }
+    true
+}
 
-    // Ratios and verdicts.
+fn ratios(md: &mut String, b: &Benchmark, cells: &[(String, u32)]) {
     let _ = writeln!(md, "\n## Ratios and verdicts\n");
     let _ = writeln!(
         md,
-        "A difference *exceeds the noise* only when the min–max ranges of the two subjects' runs do not overlap; with a single run per side the noise is unknown and no verdict is given.\n"
+        "A difference *exceeds the noise* only when the min–max ranges of the two subjects' runs do not overlap; with a single run per side the noise is unknown and no verdict is given. Where a subject is loader-limited, its throughput and latency ratios are bounds, and CPU per request (which the loader cannot distort) leads.\n"
     );
     let contract_subjects: Vec<&str> = b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
     let mut any = false;
     for (i, a) in contract_subjects.iter().enumerate() {
-        for bname in &contract_subjects[i + 1..] {
-            for (scenario, conns) in &cells {
+        for other in &contract_subjects[i + 1..] {
+            for (scenario, conns) in cells {
                 let (Some(sa), Some(sb)) =
-                    (find(&b.summaries, a, scenario, *conns), find(&b.summaries, bname, scenario, *conns))
+                    (find(&b.summaries, a, scenario, *conns), find(&b.summaries, other, scenario, *conns))
                 else {
                     continue;
                 };
                 any = true;
-                let _ = writeln!(
-                    md,
-                    "- {scenario}, {conns} connections, throughput: {}",
-                    compare(a, bname, &sa.requests_per_sec, &sb.requests_per_sec, true, "requests/s")
-                );
-                let _ = writeln!(
-                    md,
-                    "- {scenario}, {conns} connections, p99 latency: {}",
-                    compare(a, bname, &sa.p99_ms, &sb.p99_ms, false, "ms")
-                );
-                if let (Some(ca), Some(cb)) = (&sa.server_cpu_us_per_request, &sb.server_cpu_us_per_request) {
-                    let _ = writeln!(
-                        md,
-                        "- {scenario}, {conns} connections, CPU per request: {}",
-                        compare(a, bname, ca, cb, false, "µs")
-                    );
-                }
+                cell_verdicts(md, &format!("{scenario}, {conns} connections"), sa, sb);
             }
-            let (Some(ma), Some(mb)) = (find_mem(&b.memory_summaries, a), find_mem(&b.memory_summaries, bname)) else {
-                continue;
-            };
-            any = true;
-            let _ = writeln!(
-                md,
-                "- memory idle (RSS): {}",
-                compare(a, bname, &kib_to_mib(&ma.idle_rss_kib), &kib_to_mib(&mb.idle_rss_kib), false, "MiB")
-            );
-            let _ = writeln!(
-                md,
-                "- memory after load (RSS): {}",
-                compare(a, bname, &kib_to_mib(&ma.after_rss_kib), &kib_to_mib(&mb.after_rss_kib), false, "MiB")
-            );
-            let _ = writeln!(
-                md,
-                "- start-up to first 200: {}",
-                compare(a, bname, &ma.startup_ms, &mb.startup_ms, false, "ms")
-            );
+            any |= memory_verdicts(md, b, a, other);
         }
     }
-    for ceiling in b.subjects.iter().filter(|s| s.get_only) {
-        for (scenario, conns) in &cells {
-            let Some(c) = find(&b.summaries, &ceiling.name, scenario, *conns) else { continue };
-            for name in &contract_subjects {
-                if let Some(s) = find(&b.summaries, name, scenario, *conns) {
-                    any = true;
-                    let _ = writeln!(
-                        md,
-                        "- {scenario}, {conns} connections: {name} reaches {:.0} % of the {} baseline ({} vs {} requests/s).",
-                        s.requests_per_sec.median / c.requests_per_sec.median * 100.0,
-                        ceiling.name,
-                        thousands(s.requests_per_sec.median),
-                        thousands(c.requests_per_sec.median)
-                    );
-                }
-            }
-        }
-    }
+    any |= ceiling_lines(md, b, cells, &contract_subjects);
     if !any {
         let _ = writeln!(md, "No two subjects were measured on the same cell.");
     }
+}
 
-    // Flags and skipped.
+/// The verdicts of one cell for two subjects: throughput, p99 and CPU per request, CPU first when either is
+/// loader-limited.
+fn cell_verdicts(md: &mut String, at: &str, sa: &Summary, sb: &Summary) {
+    let (a, other) = (sa.subject.as_str(), sb.subject.as_str());
+    let cpu = match (&sa.server_cpu_us_per_request, &sb.server_cpu_us_per_request) {
+        (Some(ca), Some(cb)) => Some(compare(a, other, ca, cb, false, "µs")),
+        _ => None,
+    };
+    let limited = sa.loader_limited || sb.loader_limited;
+    if let (true, Some(line)) = (limited, &cpu) {
+        let _ = writeln!(md, "- {at}, **CPU per request (the headline: {})**: {line}", limited_names(sa, sb));
+    }
+    let throughput = match Bound::of(sa, sb, true) {
+        Bound::Exact => compare(a, other, &sa.requests_per_sec, &sb.requests_per_sec, true, "requests/s"),
+        bound => bounded(sa, sb, &sa.requests_per_sec, &sb.requests_per_sec, bound, "requests/s"),
+    };
+    let _ = writeln!(md, "- {at}, throughput: {throughput}");
+    let p99 = match Bound::of(sa, sb, false) {
+        Bound::Exact => compare(a, other, &sa.p99_ms, &sb.p99_ms, false, "ms"),
+        bound => bounded(sa, sb, &sa.p99_ms, &sb.p99_ms, bound, "ms"),
+    };
+    let _ = writeln!(md, "- {at}, p99 latency: {p99}");
+    if let (false, Some(line)) = (limited, cpu) {
+        let _ = writeln!(md, "- {at}, CPU per request: {line}");
+    }
+}
+
+fn limited_names(sa: &Summary, sb: &Summary) -> String {
+    let names: Vec<String> =
+        [sa, sb].iter().filter(|s| s.loader_limited).map(|s| format!("{} is loader-limited", s.subject)).collect();
+    names.join(", ")
+}
+
+/// A ratio that is a bound: the figures, `a/b ≥ r×` (or `≤`), and why.
+fn bounded(sa: &Summary, sb: &Summary, va: &Stat, vb: &Stat, bound: Bound, unit: &str) -> String {
+    let (a, other) = (&sa.subject, &sb.subject);
+    let figures = format!("{a} {} vs {other} {} {unit}", num(va.median), num(vb.median));
+    let ratio = if vb.median > 0.0 { bound.format(va.median / vb.median) } else { "—".into() };
+    let why: Vec<String> = [sa, sb]
+        .iter()
+        .filter_map(|s| {
+            let share = s.loader_capacity_share_percent.filter(|_| s.loader_limited)?;
+            Some(format!("{} at {share:.0} % of the loader's capacity", s.subject))
+        })
+        .collect();
+    format!("{figures} — {a}/{other} {ratio}, a bound, not a measured ratio ({}).", why.join(", "))
+}
+
+fn memory_verdicts(md: &mut String, b: &Benchmark, a: &str, other: &str) -> bool {
+    let (Some(ma), Some(mb)) = (find_mem(&b.memory_summaries, a), find_mem(&b.memory_summaries, other)) else {
+        return false;
+    };
+    let _ = writeln!(
+        md,
+        "- memory idle (RSS): {}",
+        compare(a, other, &kib_to_mib(&ma.idle_rss_kib), &kib_to_mib(&mb.idle_rss_kib), false, "MiB")
+    );
+    let _ = writeln!(
+        md,
+        "- memory after load (RSS): {}",
+        compare(a, other, &kib_to_mib(&ma.after_rss_kib), &kib_to_mib(&mb.after_rss_kib), false, "MiB")
+    );
+    let _ = writeln!(md, "- start-up to first 200: {}", compare(a, other, &ma.startup_ms, &mb.startup_ms, false, "ms"));
+    true
+}
+
+/// "rust reaches 85 % of the ceiling baseline", as a bound when either side is loader-limited.
+fn ceiling_lines(md: &mut String, b: &Benchmark, cells: &[(String, u32)], contract_subjects: &[&str]) -> bool {
+    let mut any = false;
+    for ceiling in b.subjects.iter().filter(|s| s.get_only) {
+        for (scenario, conns) in cells {
+            let Some(c) = find(&b.summaries, &ceiling.name, scenario, *conns) else { continue };
+            for name in contract_subjects {
+                let Some(s) = find(&b.summaries, name, scenario, *conns) else { continue };
+                any = true;
+                let share = s.requests_per_sec.median / c.requests_per_sec.median * 100.0;
+                let reaches = match Bound::of(s, c, true) {
+                    Bound::Exact => format!("reaches {share:.0} %"),
+                    Bound::AtLeast => format!("reaches at least {share:.0} % (it is loader-limited)"),
+                    Bound::AtMost => {
+                        format!("reaches at most {share:.0} % (the {} is loader-limited)", ceiling.name)
+                    }
+                    Bound::Unknown => {
+                        format!("measured {share:.0} % (both loader-limited: not a comparison of the servers)")
+                    }
+                };
+                let _ = writeln!(
+                    md,
+                    "- {scenario}, {conns} connections: {name} {reaches} of the {} baseline ({} vs {} requests/s).",
+                    ceiling.name,
+                    thousands(s.requests_per_sec.median),
+                    thousands(c.requests_per_sec.median)
+                );
+            }
+        }
+    }
+    any
+}
+
+/// Runs that are not throughput figures, each with its reason.
+fn left_out(md: &mut String, b: &Benchmark) {
+    let out: Vec<&LoadRun> = b.runs.iter().filter(|r| r.left_out.is_some()).collect();
+    if out.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\n## Left out\n\nRuns whose responses were not all of the status their scenario expects: they are no throughput figure, so no table above counts them.\n"
+    );
+    for r in out {
+        let _ = writeln!(
+            md,
+            "- {} {} at {} connections, run {}: {} ({} req/s as measured).",
+            r.subject,
+            r.scenario,
+            r.connections,
+            r.repeat,
+            r.left_out.as_deref().unwrap_or_default(),
+            thousands(r.requests_per_sec)
+        );
+    }
+}
+
+fn flags_and_skipped(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "\n## Flags\n");
     if b.flags.is_empty() {
         let _ = writeln!(md, "None: no run was noisy (CV > 5 %), loader-bound, on a busy machine, or had errors.");
@@ -419,7 +633,47 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     for s in &b.skipped {
         let _ = writeln!(md, "- {s}");
     }
-    (md, charts)
+}
+
+/// How far a ratio `a / b` can be trusted, given which side is loader-limited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// Neither side is loader-limited: a measured ratio.
+    Exact,
+    /// The true ratio is at least the measured one.
+    AtLeast,
+    /// The true ratio is at most the measured one.
+    AtMost,
+    /// Both sides are loader-limited: the ratio compares the loader with itself.
+    Unknown,
+}
+
+impl Bound {
+    /// A loader-limited subject's throughput is at most what it could do (the loader held it back), and its latency
+    /// at least what it would be (the loader's queueing is in it). So for a metric where higher is better, `a`
+    /// limited makes `a / b` a lower bound; where lower is better (latency), an upper bound.
+    pub fn of(a: &Summary, b: &Summary, higher_is_better: bool) -> Bound {
+        Bound::from_limits(a.loader_limited, b.loader_limited, higher_is_better)
+    }
+
+    pub fn from_limits(a_limited: bool, b_limited: bool, higher_is_better: bool) -> Bound {
+        match (a_limited, b_limited, higher_is_better) {
+            (false, false, _) => Bound::Exact,
+            (true, true, _) => Bound::Unknown,
+            (true, false, true) | (false, true, false) => Bound::AtLeast,
+            _ => Bound::AtMost,
+        }
+    }
+
+    /// `2.10×`, `≥ 2.10×`, `≤ 0.48×`, or a dash when both sides are limited.
+    pub fn format(self, ratio: f64) -> String {
+        match self {
+            Bound::Exact => format!("{ratio:.2}×"),
+            Bound::AtLeast => format!("≥ {ratio:.2}×"),
+            Bound::AtMost => format!("≤ {ratio:.2}×"),
+            Bound::Unknown => "— (both loader-limited)".into(),
+        }
+    }
 }
 
 /// Distinct (scenario, connections) pairs in first-seen order.
@@ -575,6 +829,93 @@ mod tests {
         assert_eq!(thousands(999.0), "999");
         assert_eq!(thousands(1_000_000.0), "1,000,000");
         assert_eq!(thousands(-1234.0), "-1,234");
+    }
+
+    /// The golden run (ceiling, alpha, beta on `get` at 8 connections), read as a version 1 file.
+    fn golden() -> Benchmark {
+        let text = include_str!("../tests/fixtures/golden/benchmark.json");
+        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::bench::summarise)
+    }
+
+    /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s.
+    fn with_capacity(capacity: f64) -> Benchmark {
+        let mut b = golden();
+        b.preflight = Some(crate::schema::Preflight {
+            loader_capacity: vec![crate::schema::LoaderCapacity {
+                scenario: "get".into(),
+                connections: 8,
+                target: "ceiling".into(),
+                command: "wrk".into(),
+                loader_capacity_rps: capacity,
+                measured_rps: capacity,
+                loader_cpu_percent: 99.0,
+                basis: CapacityBasis::Saturated,
+                machine_idle: true,
+            }],
+            loader_limited_share_percent: crate::preflight::LOADER_LIMITED_SHARE_PERCENT,
+            ..Default::default()
+        });
+        crate::bench::apply_capacity(&mut b.summaries, b.preflight.as_ref());
+        b
+    }
+
+    #[test]
+    fn bounds_follow_the_limited_side_and_the_metric() {
+        use Bound::*;
+        // Throughput (higher is better): the limited side could have done more.
+        assert_eq!(Bound::from_limits(false, false, true), Exact);
+        assert_eq!(Bound::from_limits(true, false, true), AtLeast);
+        assert_eq!(Bound::from_limits(false, true, true), AtMost);
+        assert_eq!(Bound::from_limits(true, true, true), Unknown);
+        // Latency (lower is better): the limited side's figure includes the loader's queueing.
+        assert_eq!(Bound::from_limits(true, false, false), AtMost);
+        assert_eq!(Bound::from_limits(false, true, false), AtLeast);
+        assert_eq!(AtLeast.format(2.104), "≥ 2.10×");
+        assert_eq!(AtMost.format(0.4789), "≤ 0.48×");
+        assert_eq!(Exact.format(3.25), "3.25×");
+        assert!(!Unknown.format(1.0).contains('×'), "no number when both sides are limited");
+    }
+
+    #[test]
+    fn a_loader_limited_subject_gets_bounds_never_a_plain_ratio() {
+        // alpha 8,816, beta 7,772 req/s: with a capacity of 10,000, alpha (88 %) is limited and beta (78 %) not.
+        let b = with_capacity(10_000.0);
+        let limited: Vec<(&str, bool)> = b.summaries.iter().map(|s| (s.subject.as_str(), s.loader_limited)).collect();
+        assert_eq!(limited, [("ceiling", true), ("alpha", true), ("beta", false)]);
+        let (md, _) = render(&b);
+        assert!(md.contains("| ≥ 1.13× |"), "the table's ratio column is a bound:\n{md}");
+        assert!(!md.contains("| 1.13× |"));
+        assert!(md.contains("**88 % of loader: loader-limited**"), "{md}");
+        assert!(md.contains("· 78 % of loader |"), "{md}");
+        assert!(
+            md.contains("alpha/beta ≥ 1.13×, a bound, not a measured ratio (alpha at 88 % of the loader's capacity)")
+        );
+        assert!(md.contains("get, 8 connections, **CPU per request (the headline: alpha is loader-limited)**"));
+        // Both the ceiling and alpha are limited: that comparison says so instead of giving a share.
+        assert!(md.contains("alpha measured 92 % (both loader-limited"), "{md}");
+        assert!(md.contains("beta reaches at most 81 % (the ceiling is loader-limited)"), "{md}");
+
+        // Ample capacity: plain ratios, and the share still shown.
+        let (md, _) = render(&with_capacity(100_000.0));
+        assert!(md.contains("| 1.13× |") && md.contains("· 9 % of loader"), "{md}");
+        assert!(!md.contains("| ≥") && !md.contains("a bound, not") && !md.contains("(the headline"), "{md}");
+    }
+
+    #[test]
+    fn a_run_with_unexpected_statuses_is_left_out_of_every_rate() {
+        let text = include_str!("../tests/fixtures/golden/benchmark.json");
+        let mut b: Benchmark = serde_json::from_str(text).unwrap();
+        let run = b.runs.iter_mut().find(|r| r.subject == "alpha").unwrap();
+        run.non_2xx = 500;
+        run.requests_per_sec = 1e9; // Whatever it measured must not reach a table.
+        let b = upgrade_from_v1(b, crate::bench::summarise);
+        let alpha = b.summaries.iter().find(|s| s.subject == "alpha").unwrap();
+        assert_eq!((alpha.requests_per_sec.n, alpha.left_out_runs), (2, 1));
+        assert!(alpha.requests_per_sec.max < 1e6);
+        let (md, _) = render(&b);
+        assert!(!md.contains("1,000,000,000 ["), "no table counts the run: {md}");
+        assert!(md.contains("## Left out") && md.contains("1,000,000,000 req/s as measured"), "{md}");
+        assert!(md.contains("500 responses with an error status (a version 1 file"), "{md}");
     }
 
     #[test]

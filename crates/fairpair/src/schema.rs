@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::Stat;
 
-/// Version of this layout. A report refuses files of another version rather than misreading them.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of this layout. A report reads this version and version 1 (upgraded on load, see
+/// [`upgrade_from_v1`]) and refuses any other rather than misreading it.
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Benchmark {
@@ -25,6 +26,9 @@ pub struct Benchmark {
     pub scenarios: Vec<ScenarioRecord>,
     /// What was planned but not measured, and why (one sentence each).
     pub skipped: Vec<String>,
+    /// What the preflight stage measured to calibrate the run to this machine (absent in version 1 files).
+    #[serde(default)]
+    pub preflight: Option<Preflight>,
     /// Closed-loop load runs (fixed connections, as fast as the server answers), in the order they ran.
     pub runs: Vec<LoadRun>,
     /// Open-loop runs at fixed request rates.
@@ -56,6 +60,13 @@ pub struct Environment {
     pub git_commit: String,
     /// Uncommitted changes in the work tree when the run started.
     pub git_dirty: bool,
+    /// `net.core.somaxconn`: the most a listen backlog can be, whatever a server asks for (absent in version 1).
+    #[serde(default)]
+    pub somaxconn: Option<u32>,
+    /// The CPU frequency governors of the allowed CPUs (`scaling_governor`), distinct values joined by `,`; `None`
+    /// where the kernel does not expose them (common in virtual machines).
+    #[serde(default)]
+    pub cpu_governor: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -77,7 +88,8 @@ pub struct Settings {
     /// `idle_threshold_percent` of the machine.
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
-    /// `--max-users` given to every server process of a POST run (never reached: see docs).
+    /// `--max-users` given to every server process of a POST run: sized in preflight from the measured POST rate
+    /// (version 1: from a fixed guess), see `Preflight::store`.
     pub post_max_users: u64,
     /// Open-loop rates as fractions of the slowest subject's median GET throughput.
     pub open_loop_fractions: Vec<f64>,
@@ -132,6 +144,43 @@ pub struct ScenarioRecord {
     pub body: Option<String>,
     /// The wrk Lua script used for it, exactly as written to disk.
     pub wrk_script: Option<String>,
+    /// The status a run of it must answer; any other makes the run no throughput figure.
+    #[serde(default)]
+    pub expected_status: ExpectedStatus,
+}
+
+/// The status a scenario's responses must have for the run to count as served work.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExpectedStatus {
+    /// Any 2xx: the built-in scenarios (`get` answers 200, `post` 201).
+    #[default]
+    Success,
+    /// Exactly this status (a custom `--scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS]`), e.g. 404 to load the
+    /// not-found path on purpose.
+    Status(u16),
+}
+
+impl ExpectedStatus {
+    /// Responses of a run that do not count as served work. The load tools count statuses, not each one: wrk counts
+    /// every status ≥ 400 together, oha and autocannon everything but 2xx (`non_2xx`). So an expected success is
+    /// broken by any counted error status, and an expected error status (≥ 400) by any response the tool did *not*
+    /// count as an error; which error status came back cannot be told apart from these counts.
+    pub fn unexpected(self, requests: u64, non_2xx: u64) -> u64 {
+        match self {
+            ExpectedStatus::Status(code) if code >= 400 => requests.saturating_sub(non_2xx),
+            _ => non_2xx,
+        }
+    }
+}
+
+impl std::fmt::Display for ExpectedStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExpectedStatus::Success => f.write_str("2xx"),
+            ExpectedStatus::Status(code) => write!(f, "{code}"),
+        }
+    }
 }
 
 /// Latency percentiles of one run, in milliseconds.
@@ -180,6 +229,20 @@ pub struct LoadRun {
     /// How long the harness waited for the machine to be idle, and whether it was when the run began.
     pub idle_wait_s: f64,
     pub machine_idle: bool,
+    /// CPU time the hypervisor gave to other guests during the run (`steal` in `/proc/stat`), as a percentage of
+    /// all online CPUs; `None` in version 1 files.
+    #[serde(default)]
+    pub steal_percent: Option<f64>,
+    /// The accept backlog the server's listening socket really got (`ss -Hltn`, Send-Q), the smallest when it has
+    /// several; `None` when unreadable or in version 1 files.
+    #[serde(default)]
+    pub listen_backlog: Option<u32>,
+    /// Responses whose status the scenario does not expect (see `ExpectedStatus::unexpected`).
+    #[serde(default)]
+    pub unexpected_responses: u64,
+    /// Why this run is not a throughput figure and was left out of the summaries (`None`: it is one).
+    #[serde(default)]
+    pub left_out: Option<String>,
     /// The tool's standard output, unparsed.
     pub raw_output: String,
 }
@@ -243,6 +306,25 @@ pub struct Summary {
     pub loader_bound_runs: u32,
     pub errors: u64,
     pub non_2xx: u64,
+    /// What the load tool can generate on its CPUs for this scenario and connection count, measured in preflight.
+    #[serde(default)]
+    pub loader_capacity_rps: Option<f64>,
+    /// The median throughput as a percentage of `loader_capacity_rps`.
+    #[serde(default)]
+    pub loader_capacity_share_percent: Option<f64>,
+    /// The share is above `Preflight::loader_limited_share_percent`: the figure may be the loader's, so ratios
+    /// involving it are bounds.
+    #[serde(default)]
+    pub loader_limited: bool,
+    /// The most steal time seen in a run of the cell, percent of the machine.
+    #[serde(default)]
+    pub steal_percent_max: Option<f64>,
+    /// The listen backlog the subject's socket got (the smallest over the runs).
+    #[serde(default)]
+    pub listen_backlog: Option<u32>,
+    /// Runs of the cell left out of these statistics (see `LoadRun::left_out`).
+    #[serde(default)]
+    pub left_out_runs: u32,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -261,10 +343,175 @@ pub struct MemorySummary {
 /// Something a reader must know before quoting a figure.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Flag {
-    /// `noisy`, `loader-bound`, `errors`, `non-2xx`, `unverified`, `busy-machine`, `rate-not-reached`.
-    pub kind: String,
+    pub kind: FlagKind,
     pub subject: String,
     pub scenario: Option<String>,
     pub connections: Option<u32>,
     pub message: String,
+}
+
+/// What a flag warns about (written in kebab-case: `loader-bound`, `non-2xx`, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlagKind {
+    /// A cell's throughput CV exceeds 5 %.
+    Noisy,
+    /// The load generator used ≥ 90 % of its CPUs in a run (the second signal beside `LoaderLimited`).
+    LoaderBound,
+    /// The throughput is above the measured share of the loader's capacity: ratios involving it are bounds.
+    LoaderLimited,
+    /// Socket errors or timeouts.
+    Errors,
+    /// Responses with an error status.
+    #[serde(rename = "non-2xx")]
+    Non2xx,
+    /// A run answered statuses its scenario does not expect, and was rerun or left out.
+    UnexpectedStatus,
+    /// Other processes used more than 10 % of the machine.
+    BusyMachine,
+    /// The hypervisor took CPU time from this machine during a run.
+    Steal,
+    /// A subject failing the contract was measured.
+    Unverified,
+    /// An open-loop run achieved under 95 % of the asked rate.
+    RateNotReached,
+    /// A run could not be completed.
+    FailedRun,
+}
+
+impl FlagKind {
+    /// The name as written in `benchmark.json` and the report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FlagKind::Noisy => "noisy",
+            FlagKind::LoaderBound => "loader-bound",
+            FlagKind::LoaderLimited => "loader-limited",
+            FlagKind::Errors => "errors",
+            FlagKind::Non2xx => "non-2xx",
+            FlagKind::UnexpectedStatus => "unexpected-status",
+            FlagKind::BusyMachine => "busy-machine",
+            FlagKind::Steal => "steal",
+            FlagKind::Unverified => "unverified",
+            FlagKind::RateNotReached => "rate-not-reached",
+            FlagKind::FailedRun => "failed-run",
+        }
+    }
+}
+
+impl std::fmt::Display for FlagKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the preflight stage measured on this machine before the runs (see `preflight.rs`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Preflight {
+    /// What the load tool can generate on the loader CPUs, per scenario and connection count.
+    pub loader_capacity: Vec<LoaderCapacity>,
+    /// A subject whose throughput is above this percentage of the loader's capacity is loader-limited.
+    pub loader_limited_share_percent: f64,
+    /// The POST rate of each subject, measured to size the store.
+    pub post_calibration: Vec<PostCalibration>,
+    /// How `settings.post_max_users` was chosen; `None` when the plan has no POST run.
+    pub store: Option<StoreSizing>,
+    /// Wall time of the whole preflight stage (verification included).
+    pub duration_s: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoaderCapacity {
+    pub scenario: String,
+    pub connections: u32,
+    /// The server loaded to measure it (`ceiling`, pinned to the server CPUs).
+    pub target: String,
+    pub command: String,
+    /// Requests/s the loader can generate: `measured_rps` when the loader was saturated, otherwise
+    /// `measured_rps` scaled to a full loader (`basis`).
+    pub loader_capacity_rps: f64,
+    pub measured_rps: f64,
+    /// The tool's CPU use during the measurement, percent of its CPUs.
+    pub loader_cpu_percent: f64,
+    pub basis: CapacityBasis,
+    /// Whether the machine was idle when the measurement began (after the bounded wait every run gets).
+    pub machine_idle: bool,
+}
+
+/// How a loader capacity was obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CapacityBasis {
+    /// The loader was saturated: the rate measured is its limit.
+    Saturated,
+    /// The target was the limit: the rate is scaled by the loader's idle CPU (requests per loader CPU-second × its
+    /// CPUs), an underestimate of the capacity when anything, which makes the loader-limited test stricter.
+    Extrapolated,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PostCalibration {
+    pub subject: String,
+    pub scenario: String,
+    pub connections: u32,
+    pub command: String,
+    pub duration_s: f64,
+    pub requests_per_sec: f64,
+    /// Responses with a status the scenario does not expect (none, with the store at its largest).
+    pub unexpected_responses: u64,
+    /// Resident memory the server grew by per stored user, when measurable.
+    pub bytes_per_user: Option<f64>,
+    /// Whether the machine was idle when the calibration began.
+    pub machine_idle: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoreSizing {
+    pub max_users: u64,
+    /// The fastest calibrated subject and its POST rate, the rate the store is sized for.
+    pub from_subject: String,
+    pub from_rps: f64,
+    /// Seconds of POST load one server process gets: warm-up + measured run.
+    pub window_s: u64,
+    /// Multiplier on the measured rate: room for a run faster than the short calibration.
+    pub margin: f64,
+    /// What decided the size last.
+    pub limited_by: StoreLimit,
+    /// The memory the store may use: half of `MemAvailable` at preflight, in KiB.
+    pub memory_budget_kib: u64,
+    /// The bytes per user assumed for the memory limit (the largest measured, at least a floor).
+    pub bytes_per_user: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StoreLimit {
+    /// The measured rate × window × margin.
+    Rate,
+    /// The servers' cap of 16,777,216.
+    Cap,
+    /// The machine's memory.
+    Memory,
+    /// Given on the command line (`--post-max-users`), not calibrated.
+    Given,
+}
+
+/// Reads a version 1 file into this version's types: the fields added since are left at their defaults, and every
+/// run with error statuses, which version 1 still counted as throughput, is left out of the summaries it is in.
+pub fn upgrade_from_v1(mut b: Benchmark, summarise: impl Fn(&[LoadRun]) -> Vec<Summary>) -> Benchmark {
+    let mut changed = false;
+    for r in &mut b.runs {
+        // Version 1 had only scenarios that expect a success (its custom scenarios declared no status).
+        r.unexpected_responses = r.non_2xx;
+        if r.non_2xx > 0 {
+            r.left_out = Some(format!(
+                "{} responses with an error status (a version 1 file, which still counted them as throughput)",
+                r.non_2xx
+            ));
+            changed = true;
+        }
+    }
+    if changed {
+        b.summaries = summarise(&b.runs);
+    }
+    b
 }

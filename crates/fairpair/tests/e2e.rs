@@ -42,6 +42,7 @@ fn a_tiny_run_writes_results_and_report() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stderr}\n{stdout}");
     assert!(stderr.contains("estimated"), "the estimate is printed up front: {stderr}");
+    assert!(stderr.contains("revised estimate after preflight"), "{stderr}");
     assert!(stdout.contains("subject") && stdout.contains("ceiling"), "summary table: {stdout}");
 
     let text = std::fs::read_to_string(out_dir.join("benchmark.json")).unwrap();
@@ -71,6 +72,18 @@ fn a_tiny_run_writes_results_and_report() {
         }
     }
     assert_eq!(bench.summaries.len(), expected_runs);
+    // Preflight measured the loader's capacity on every cell, and sized the store from a measured POST rate.
+    let preflight = bench.preflight.as_ref().expect("a preflight record");
+    assert_eq!(preflight.loader_capacity.len(), 2, "get and post at 4 connections: {preflight:?}");
+    assert!(preflight.loader_capacity.iter().all(|c| c.loader_capacity_rps > 0.0));
+    assert_eq!(preflight.post_calibration.len(), subjects.len() - 1, "one per subject that stores users");
+    if let Some(store) = &preflight.store {
+        assert_eq!(store.max_users, bench.settings.post_max_users);
+        assert!(preflight.post_calibration.iter().any(|c| c.subject == store.from_subject));
+    }
+    assert!(bench.summaries.iter().all(|s| s.loader_capacity_share_percent.is_some()), "{:?}", bench.summaries);
+    assert!(bench.runs.iter().all(|r| r.left_out.is_none() && r.unexpected_responses == 0));
+    assert!(bench.runs.iter().all(|r| r.listen_backlog.is_some()), "ss reads every server's backlog");
     assert_eq!(bench.memory.len(), subjects.len());
     for m in &bench.memory {
         assert!(m.idle.rss_kib > 0 && m.after_load.rss_kib > 0 && m.startup_ms > 0.0, "{m:?}");
@@ -82,5 +95,43 @@ fn a_tiny_run_writes_results_and_report() {
     for chart in ["throughput.svg", "latency-get-4.svg", "memory.svg"] {
         assert!(out_dir.join(chart).is_file(), "{chart}");
     }
+    let _ = std::fs::remove_dir_all(out_dir);
+}
+
+/// A store that is full from the start (`--post-max-users 10000`: the seed fills it) answers every POST with 507:
+/// the run is no throughput figure, so it is rerun once with a larger store, and only the rerun is summarised.
+#[test]
+fn a_post_run_into_a_full_store_is_rerun_with_a_larger_one() {
+    common::require_wrk();
+    let users_server = common::sibling_binary("users-server");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out_dir = common::temp_dir("e2e-full-store");
+    let output = Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .current_dir(&root)
+        .args(["run", "--subjects", "rust", "--scenarios", "post", "--connections", "4", "--post-max-users", "10000"])
+        .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--memory-repeats", "0", "--idle-wait", "0"])
+        .arg("--users-server")
+        .arg(&users_server)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let bench: Benchmark =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("benchmark.json")).unwrap()).unwrap();
+    assert_eq!(bench.runs.len(), 2, "the run and its rerun: {:?}", bench.flags);
+    let (first, rerun) = (&bench.runs[0], &bench.runs[1]);
+    assert_eq!(first.max_users, Some(10_000));
+    assert!(first.unexpected_responses > 0 && first.unexpected_responses == first.non_2xx, "{first:?}");
+    assert!(first.left_out.as_deref().unwrap().contains("rerun once with --max-users"), "{first:?}");
+    assert!(rerun.max_users.unwrap() >= 40_000, "{rerun:?}");
+    assert_eq!((rerun.unexpected_responses, rerun.left_out.as_deref()), (0, None), "{rerun:?}");
+    let s = &bench.summaries[0];
+    assert_eq!((s.requests_per_sec.n, s.left_out_runs, s.non_2xx), (1, 1, 0));
+    assert_eq!(s.requests_per_sec.median, rerun.requests_per_sec);
+    assert!(bench.flags.iter().any(|f| f.kind == fairpair::schema::FlagKind::UnexpectedStatus));
+    let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(report.contains("## Left out") && report.contains("given with --post-max-users"), "{report}");
     let _ = std::fs::remove_dir_all(out_dir);
 }
