@@ -24,6 +24,7 @@ pub mod compare;
 pub mod env;
 pub mod plan;
 pub mod preflight;
+pub mod presets;
 pub mod procstat;
 pub mod report;
 pub mod schema;

@@ -108,6 +108,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let plan = Plan::from_args(&args)?;
             if args.dry_run {
                 bench::announce(&plan);
+                eprintln!("fairpair: load tool: {}", plan.tool);
                 for cell in &plan.cells {
                     let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
                     eprintln!(

@@ -25,7 +25,7 @@ pub const MAX_MAX_USERS: u64 = 16_777_216;
 
 #[derive(Args, Clone, Debug)]
 pub struct RunArgs {
-    /// Built-in subjects, comma-separated: rust, node, ceiling, rust-multi, node-cluster
+    /// Built-in subjects, comma-separated: rust, node, go, ceiling, rust-multi, node-cluster, go-multi
     /// [default: rust,node,ceiling, plus rust-multi and node-cluster when the server side has ≥ 2 CPUs].
     #[arg(long, value_delimiter = ',')]
     pub subjects: Option<Vec<String>>,
@@ -54,9 +54,13 @@ pub struct RunArgs {
     /// Short runs, one repeat: a smoke test of the whole pipeline in under two minutes.
     #[arg(long)]
     pub quick: bool,
-    /// Load tool for the closed-loop runs: wrk, oha or autocannon.
-    #[arg(long, default_value = "wrk")]
-    pub tool: String,
+    /// One of the published studies, reproduced with its own method: article, wrk, ab-hello, bombardier, or
+    /// fairpair (today's defaults). It only sets defaults: every flag given on the command line wins.
+    #[arg(long, value_enum)]
+    pub preset: Option<crate::presets::Preset>,
+    /// Load tool for the closed-loop runs: wrk, oha, autocannon, ab or bombardier [default: wrk].
+    #[arg(long)]
+    pub tool: Option<String>,
     /// Do not pin server and load generator to CPUs (the article's method).
     #[arg(long)]
     pub no_pin: bool,
@@ -97,6 +101,10 @@ pub struct RunArgs {
     /// Path of the ceiling binary [default: ceiling next to this executable].
     #[arg(long)]
     pub ceiling: Option<PathBuf>,
+    /// Path of the Go server binary [default: ../go/users-server-go from this executable, as scripts/build-go
+    /// writes it].
+    #[arg(long)]
+    pub go_server: Option<PathBuf>,
     /// Path of the Node server script.
     #[arg(long, default_value = "servers-node/server.js")]
     pub node_server: PathBuf,
@@ -211,6 +219,12 @@ impl Plan {
     /// The plan on a machine whose allowed CPUs are `allowed`: `from_args` passes this process's own, tests pass a
     /// list, so that what they check does not depend on the machine they run on.
     pub fn for_cpus(args: &RunArgs, allowed: Vec<usize>) -> Result<Plan> {
+        let mut args = args.clone();
+        if let Some(preset) = args.preset {
+            preset.apply(&mut args);
+        }
+        let args = &args;
+        let tool = args.tool.clone().unwrap_or_else(|| "wrk".to_string());
         let q = args.quick;
         let duration_s = args.duration.unwrap_or(if q { 2 } else { 15 });
         let warmup_s = args.warmup.unwrap_or(if q { 1 } else { 5 });
@@ -226,8 +240,8 @@ impl Plan {
         if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
             return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
         }
-        if crate::tools::by_name(&args.tool).is_none() {
-            return Err(usage(format!("unknown load tool {:?} (expected wrk, oha or autocannon)", args.tool)));
+        if crate::tools::by_name(&tool).is_none() {
+            return Err(usage(format!("unknown load tool {:?} (expected {})", tool, crate::tools::NAMES.join(", "))));
         }
         let mut skipped = Vec::new();
 
@@ -280,6 +294,7 @@ impl Plan {
         };
         let users_server = sibling("users-server", &args.users_server);
         let ceiling = sibling("ceiling", &args.ceiling);
+        let go_server = sibling("../go/users-server-go", &args.go_server);
         let capacity_target = ceiling.is_file().then(|| ceiling.clone());
         let multi_ok = server_n >= 2;
         let names: Vec<String> = match &args.subjects {
@@ -316,23 +331,29 @@ impl Plan {
             let node = || -> Result<Vec<String>> {
                 Ok(vec![args.node.clone(), existing(&args.node_server, "the Node server", "check --node-server")?])
             };
+            let go = || -> Result<Vec<String>> {
+                Ok(vec![existing(&go_server, "the Go server", "build it with scripts/build-go, or give --go-server")?])
+            };
             let spec = match name.as_str() {
                 "rust" => builtin(rust()?, 1, true),
+                // GOMAXPROCS=1 (`--workers 1`): like with like against one tokio worker and one Node process.
+                "go" => builtin(go()?, 1, true),
                 "node" => builtin(node()?, 1, true),
                 "ceiling" => builtin(
                     vec![existing(&ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
                     1,
                     false,
                 ),
-                "rust-multi" | "node-cluster" if !multi_ok => {
+                "rust-multi" | "node-cluster" | "go-multi" if !multi_ok => {
                     skipped.push(format!("{name}: the server side has {server_n} CPU; it needs at least 2"));
                     continue;
                 }
                 "rust-multi" => builtin(rust()?, server_n, true),
+                "go-multi" => builtin(go()?, server_n, true),
                 "node-cluster" => SubjectSpec { per_worker_store: true, ..builtin(node()?, server_n, true) },
                 other => {
                     return Err(usage(format!(
-                        "unknown subject {other:?} (built-in: rust, node, ceiling, rust-multi, node-cluster; \
+                        "unknown subject {other:?} (built-in: rust, node, go, ceiling, rust-multi, node-cluster, go-multi; \
                          add your own with --subject NAME='COMMAND with {{port}}')"
                     )));
                 }
@@ -433,7 +454,7 @@ impl Plan {
             scenarios,
             connections,
             cells,
-            tool: args.tool.clone(),
+            tool,
             duration_s,
             warmup_s,
             repeats,

@@ -72,6 +72,7 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
         let _ = writeln!(md, "\n![memory](memory.svg)");
     }
     ratios(&mut md, b, &cells);
+    published(&mut md, b);
     left_out(&mut md, b);
     flags_and_skipped(&mut md, b);
     (md, charts)
@@ -493,6 +494,52 @@ fn ratios(md: &mut String, b: &Benchmark, cells: &[(String, u32)]) {
     if !any {
         let _ = writeln!(md, "No two subjects were measured on the same cell.");
     }
+}
+
+/// For a run of a study's preset (`--preset`), the figures that study published, beside ours for the same subject,
+/// scenario and connection count. Theirs come from another machine and often another method: the section says so,
+/// and gives no ratio between the two columns.
+fn published(md: &mut String, b: &Benchmark) {
+    use crate::presets::{Metric, Preset};
+    use clap::ValueEnum;
+    let Some(preset) = Preset::from_argv(&b.settings.argv) else { return };
+    let Some(study) = preset.study() else { return };
+    let _ = writeln!(md, "\n## The study's published figures beside ours\n");
+    let _ = writeln!(
+        md,
+        "This run reproduces \"{study}\" (`--preset {}`; method and machine: `shared/PRIOR-RESULTS.md`, quoted in `docs/results/README.md`). Its figures were measured on another machine, so compare the shape (which subject leads, by how much), not the values.\n",
+        preset.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+    );
+    if preset.published().is_empty() {
+        let _ = writeln!(md, "The study published no figure that fairpair measures the same way (see its method).");
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "| subject | scenario | connections | figure | published | here (median) |\n|---|---|---:|---|---:|---:|"
+    );
+    for p in preset.published() {
+        let (what, ours) = match p.metric {
+            Metric::RequestsPerSec => (
+                "requests/s",
+                find(&b.summaries, p.subject, p.scenario, p.connections).map(|s| thousands(s.requests_per_sec.median)),
+            ),
+            Metric::RssIdleMb => {
+                ("RSS idle, MB", find_mem(&b.memory_summaries, p.subject).map(|m| mb(&m.idle_rss_kib)))
+            }
+            Metric::RssAfterLoadMb => {
+                ("RSS after load, MB", find_mem(&b.memory_summaries, p.subject).map(|m| mb(&m.after_rss_kib)))
+            }
+        };
+        let ours = ours.unwrap_or_else(|| "not measured".into());
+        let theirs = if p.metric == Metric::RequestsPerSec { thousands(p.value) } else { num(p.value) };
+        let _ = writeln!(md, "| {} | {} | {} | {what} | {theirs} | {ours} |", p.subject, p.scenario, p.connections);
+    }
+}
+
+/// KiB as decimal megabytes, the unit `ps` and the articles print.
+fn mb(s: &Stat) -> String {
+    format!("{:.1}", s.median * 1024.0 / 1e6)
 }
 
 /// The verdicts of one cell for two subjects: throughput, p99 and CPU per request, CPU first when either is

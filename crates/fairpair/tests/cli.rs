@@ -71,3 +71,37 @@ fn help_exits_0() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("--allow-unverified"));
 }
+
+/// `--preset` only sets defaults: the dry run shows the study's method (article: autocannon, node, go and rust, 50 and
+/// 300 connections), and a flag given on the command line wins over the preset's. Needs the Go server, which it builds
+/// where fairpair looks for it.
+#[test]
+fn a_preset_sets_defaults_that_flags_override() {
+    if !testkit::require("a_preset_sets_defaults_that_flags_override", testkit::Need::Tool("go")) {
+        return;
+    }
+    let exe = std::path::PathBuf::from(env!("CARGO_BIN_EXE_fairpair"));
+    let go_server = exe.parent().unwrap().join("../go/users-server-go");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let built = Command::new(root.join("scripts/build-go")).arg(&go_server).output().unwrap();
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    common::sibling_binary("users-server");
+
+    let dry = |extra: &[&str]| {
+        let mut args = vec!["run", "--preset", "article", "--quick", "--dry-run"];
+        args.extend_from_slice(extra);
+        let out = Command::new(&exe).current_dir(&root).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        stderr
+    };
+    let preset = dry(&[]);
+    assert!(preset.contains("load tool: autocannon"), "{preset}");
+    assert!(preset.contains("cell get at 300 connections: node go rust"), "{preset}");
+    assert!(!preset.contains("servers on CPU"), "the article's method is unpinned: {preset}");
+
+    let overridden = dry(&["--tool", "wrk", "--connections", "7"]);
+    assert!(overridden.contains("load tool: wrk"), "{overridden}");
+    assert!(overridden.contains("cell get at 7 connections: node go rust"), "{overridden}");
+    assert!(!overridden.contains("at 300 connections"), "{overridden}");
+}
