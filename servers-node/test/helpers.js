@@ -2,6 +2,7 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -149,3 +150,20 @@ export function postUser(name, email, extraHeaders = '') {
 
 /** Milliseconds since `start` (a `performance.now()` value). */
 export const since = (start) => performance.now() - start;
+
+/** The pids whose parent is `pid`, from /proc (these kernels have no task children file). */
+export function childrenOf(pid) {
+  const children = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The second field is "(comm)", which may contain spaces: read after its closing parenthesis.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid) children.push(Number(name));
+    } catch {
+      // The process went away while we looked.
+    }
+  }
+  return children;
+}
