@@ -62,7 +62,54 @@ export function createServer(options = {}) {
   // the setting is one second short of the limit.
   server.keepAliveTimeout = Math.max(1, headerTimeoutMs - KEEP_ALIVE_TIMEOUT_BUFFER_MS);
   server.on('clientError', (error, socket) => onClientError(error, socket, handler));
+  // Without this listener Node answers any `Expect` other than 100-continue itself, with a chunked 417 (and an empty
+  // Expect too); with it, such a request comes here instead of to 'request', and routes.js decides.
+  server.on('checkExpectation', handler.handleRequest);
+  // The server speaks no other protocol, so `Upgrade` is ignored, see below.
+  server.on('upgrade', (req, socket, head) => serveIgnoringUpgrade(server, handler, req, socket, head));
   return server;
+}
+
+/**
+ * A request with `Connection: Upgrade` and `Upgrade: …` is served as if it had neither (RFC 9110 section 7.8: a
+ * server may ignore Upgrade). This takes a detour, because llhttp stops parsing at the end of such a head and Node,
+ * without an 'upgrade' listener, serves the request but drops whatever the client pipelined behind it and leaves
+ * the connection hanging. With a listener, Node detaches the socket and hands over the bytes after the head; the
+ * head is rebuilt here without the upgrade and given back to the server, with those bytes, as a new connection:
+ * the request and everything behind it are then parsed and answered as usual.
+ */
+function serveIgnoringUpgrade(server, handler, req, socket, head) {
+  // A response to an earlier request on this connection may still be going out through the old parser's queue:
+  // the new one must not start writing before it ends.
+  handler.afterResponses(socket, () => {
+    if (socket.destroyed) return;
+    // Bytes that arrived while waiting sit in the socket's own buffer, which the new parser does not look into.
+    const waiting = [];
+    for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) waiting.push(chunk);
+    server.emit('connection', socket);
+    socket.emit('data', Buffer.concat([headWithoutUpgrade(req), head, ...waiting]));
+  });
+}
+
+/** The request head of `req`, in its raw form, without its `Upgrade` field and the `upgrade` token of `Connection`. */
+function headWithoutUpgrade(req) {
+  const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    let value = raw[i + 1];
+    if (name === 'upgrade') continue;
+    if (name === 'connection') {
+      value = value
+        .split(',')
+        .map((token) => token.trim())
+        .filter((token) => token.toLowerCase() !== 'upgrade')
+        .join(', ');
+      if (value === '') continue;
+    }
+    lines.push(`${raw[i]}: ${value}`);
+  }
+  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 }
 
 /**
@@ -74,6 +121,10 @@ function onClientError(error, socket, handler) {
   // The parser keeps reporting the same error for every later chunk of data: answer once.
   if (answered.has(socket)) return;
   answered.add(socket);
+  // Bytes after a request that ends the connection (`Connection: close`, or HTTP/1.0 without keep-alive): nothing
+  // more is read or answered there (RFC 9112 section 9.6). Node closes the connection once that request's answer
+  // is out, so the error is simply left unanswered.
+  if (error.code === 'HPE_CLOSED_CONNECTION') return;
   const response = clientErrorResponse(error);
   if (response === null) {
     socket.destroy();

@@ -12,16 +12,17 @@ export const DRAIN_LIMIT = 1_048_576;
 
 /**
  * Reads the body of `req`. The promise never rejects; it resolves with one of:
- * - `{outcome: 'complete', body}`: the whole body arrived and is within the limit (`body` is `null` when `keep` is
- *   false: the caller already knows it will not look at it);
- * - `{outcome: 'too-large', drained}`: over the limit; `drained` tells whether the rest was read to its end (the
- *   connection could go on) or reading stopped at `drainLimit` bytes past the limit (it must be closed);
- * - `{outcome: 'timed-out'}`: the body was not complete `timeoutMs` after the head;
+ * - `{outcome: 'complete', body}`: the whole body arrived and is within the limit;
+ * - `{outcome: 'too-large'}`: over the limit, declared or counted. The rest is read and thrown away until it ends,
+ *   until `drainLimit` bytes past the limit, or until `timeoutMs`, whichever comes first: once a body is known to be
+ *   too large, the answer is 413 whatever the client does next (and the connection is closed after it);
+ * - `{outcome: 'timed-out'}`: the body was not complete `timeoutMs` after the head (and was not too large);
+ * - `{outcome: 'bad-trailer'}`: a chunked body whose trailer holds Content-Length, Transfer-Encoding or Host;
  * - `{outcome: 'aborted'}`: the client went away (reset, or a malformed chunk that made the parser give up).
  * @param {import('node:http').IncomingMessage} req
- * @param {{limit?: number, drainLimit?: number, timeoutMs: number, keep: boolean}} options
+ * @param {{limit?: number, drainLimit?: number, timeoutMs: number}} options
  */
-export function readBody(req, { limit = BODY_LIMIT, drainLimit = DRAIN_LIMIT, timeoutMs, keep }) {
+export function readBody(req, { limit = BODY_LIMIT, drainLimit = DRAIN_LIMIT, timeoutMs }) {
   return new Promise((resolve) => {
     const chunks = [];
     let received = 0;
@@ -48,17 +49,19 @@ export function readBody(req, { limit = BODY_LIMIT, drainLimit = DRAIN_LIMIT, ti
         tooLarge = true;
         chunks.length = 0;
         if (received > limit + drainLimit) {
-          finish({ outcome: 'too-large', drained: false });
+          finish({ outcome: 'too-large' });
         }
-      } else if (keep && !tooLarge) {
+      } else if (!tooLarge) {
         chunks.push(chunk);
       }
     };
     const onEnd = () => {
       if (tooLarge) {
-        finish({ outcome: 'too-large', drained: true });
+        finish({ outcome: 'too-large' });
+      } else if (hasFramingTrailer(req.rawTrailers)) {
+        finish({ outcome: 'bad-trailer' });
       } else {
-        finish({ outcome: 'complete', body: keep ? Buffer.concat(chunks, received) : null });
+        finish({ outcome: 'complete', body: Buffer.concat(chunks, received) });
       }
     };
     // 'close' comes after 'end' for a complete request; before it, it means the connection is gone.
@@ -66,7 +69,7 @@ export function readBody(req, { limit = BODY_LIMIT, drainLimit = DRAIN_LIMIT, ti
 
     // The contract's second time limit: the body must be complete within `timeoutMs` of the head, which is now
     // (the 'request' event fires when the head has been parsed).
-    const timer = setTimeout(() => finish({ outcome: 'timed-out' }), timeoutMs);
+    const timer = setTimeout(() => finish({ outcome: tooLarge ? 'too-large' : 'timed-out' }), timeoutMs);
 
     req.on('data', onData);
     req.on('end', onEnd);
@@ -75,6 +78,16 @@ export function readBody(req, { limit = BODY_LIMIT, drainLimit = DRAIN_LIMIT, ti
     // thrown and take the process down, so a listener stays attached for the life of the request.
     req.on('error', ignore);
   });
+}
+
+/** Fields that frame or route a message may not come in a trailer (RFC 9110 section 6.5.1); llhttp lets them pass. */
+const FRAMING_FIELDS = new Set(['content-length', 'transfer-encoding', 'host']);
+
+function hasFramingTrailer(rawTrailers) {
+  for (let i = 0; i < rawTrailers.length; i += 2) {
+    if (FRAMING_FIELDS.has(rawTrailers[i].toLowerCase())) return true;
+  }
+  return false;
 }
 
 function ignore() {}

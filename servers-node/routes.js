@@ -37,6 +37,8 @@ const ID_PATTERN = /^[1-9][0-9]*$/;
 export function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   /** socket → the last request still being handled on it, and a promise settled when it has been answered. */
   const inProgress = new WeakMap();
+  /** socket → a promise settled when the last response started on it is done (app.js waits for it, see Upgrade). */
+  const lastResponse = new WeakMap();
 
   /** Handles one request; returns a promise (which never rejects) if the handler has to wait for the body. */
   function handle(req, res) {
@@ -56,6 +58,8 @@ export function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }
   }
 
   function handleRequest(req, res) {
+    // 'close' comes after Node has detached the response from the socket ('finish' comes before).
+    lastResponse.set(req.socket, new Promise((resolve) => res.once('close', resolve)));
     if (log) {
       logWhenFinished(req, res);
     }
@@ -76,11 +80,17 @@ export function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }
     return inProgress.get(socket);
   }
 
-  return { handleRequest, pendingOn };
+  /** Calls `then` once every response started on `socket` so far is out and let go of the socket. */
+  function afterResponses(socket, then) {
+    (lastResponse.get(socket) ?? Promise.resolve()).then(then);
+  }
+
+  return { handleRequest, pendingOn, afterResponses };
 }
 
 /**
- * The transport rules `node:http` leaves to the application. Returns false when it has answered already.
+ * The transport rules `node:http` leaves to the application. Returns false when it has answered already; every
+ * refusal here closes the connection, because the request's body (if any) is left unread.
  */
 function checkHead(req, res) {
   // `rawHeaders` holds names and values one after the other, so 100 fields are 200 entries.
@@ -88,13 +98,59 @@ function checkHead(req, res) {
     sendEmpty(res, 431);
     return false;
   }
-  // HTTP/1.1 requires Host. Node's own check (`requireHostHeader`) answers with a chunked 400, so the server turns
-  // it off and checks here.
-  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && req.headers.host === undefined) {
+  // llhttp takes `GET /health` without a version for HTTP/0.9; only 1.0 and 1.1 are served.
+  if (req.httpVersionMajor !== 1) {
     sendEmpty(res, 400);
     return false;
   }
+  // HTTP/1.1 requires Host. Node's own check (`requireHostHeader`) answers with a chunked 400, so the server turns
+  // it off and checks here.
+  if (req.httpVersionMinor === 1 && req.headers.host === undefined) {
+    sendEmpty(res, 400);
+    return false;
+  }
+  // An authority-form target (`127.0.0.1:80`) belongs to CONNECT alone (RFC 9112 section 3.2.3). An origin-form
+  // target starts with '/', an absolute-form one has a scheme, and `*` is OPTIONS's asterisk-form.
+  if (req.method !== 'CONNECT' && !req.url.startsWith('/') && !req.url.includes('://') && req.url !== '*') {
+    sendEmpty(res, 400);
+    return false;
+  }
+  // Any transfer coding but one `chunked` is one this server does not understand: 501 (RFC 9112 section 6.1),
+  // before a byte of the body is read, so that nothing framed by a Content-Length beside it is ever stored.
+  if (!isPlainChunked(transferCodings(req))) {
+    sendError(req, res, 501, 'unsupported transfer encoding', true);
+    return false;
+  }
+  // An expectation other than 100-continue cannot be met (RFC 9110 section 10.1.1). An empty Expect is no
+  // expectation at all. Node leaves this to the application once a 'checkExpectation' listener exists (app.js).
+  const expect = req.headers.expect?.trim().toLowerCase();
+  if (expect !== undefined && expect !== '' && expect !== '100-continue') {
+    sendEmpty(res, 417);
+    return false;
+  }
   return true;
+}
+
+/** The values of every Transfer-Encoding field, in order, or `null` when there is none. */
+function transferCodings(req) {
+  let values = null;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i].toLowerCase() === 'transfer-encoding') {
+      (values ??= []).push(req.rawHeaders[i + 1]);
+    }
+  }
+  return values;
+}
+
+/** True for no Transfer-Encoding at all, or exactly one field holding exactly one `chunked`. */
+function isPlainChunked(values) {
+  return values === null || (values.length === 1 && values[0].trim().toLowerCase() === 'chunked');
+}
+
+/** Whether a request carries a body: a Content-Length above 0, or any Transfer-Encoding (chunked, after checkHead). */
+function hasBody(req) {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
 }
 
 /**
@@ -108,8 +164,12 @@ function route(req, res, store, bodyTimeoutMs) {
   if (path === '/users' && method === 'POST') {
     return createUser(req, res, store, bodyTimeoutMs);
   }
-  // Every other route ignores a body; Node reads and discards it after the response.
-  discardUnreadBody(req, bodyTimeoutMs);
+  // Every other route ignores a body. The connection is closed after the answer (the contract's keep-alive rule:
+  // a body left unread ends the connection), and until then Node reads and discards it.
+  if (hasBody(req)) {
+    res.setHeader('Connection', 'close');
+    discardUnreadBody(req, bodyTimeoutMs);
+  }
 
   if (path === '/') {
     if (method === 'GET' || method === 'HEAD') {
@@ -150,10 +210,13 @@ function getUser(req, res, store, segment) {
 
 /** POST /users, its rules checked in the contract's order. */
 async function createUser(req, res, store, bodyTimeoutMs) {
-  // Rule 1 comes first, but the body is read (and bounded) either way: answering before it arrives would leave an
-  // unbounded body for Node to read and discard after the response.
-  const isJson = isJsonMediaType(req.headers['content-type']);
-  const read = await readBody(req, { timeoutMs: bodyTimeoutMs, keep: isJson });
+  // Rule 1 is answered at once, without waiting for a body nobody will look at; the connection closes after it,
+  // since that body is left unread.
+  if (!isJsonMediaType(req.headers['content-type'])) {
+    if (hasBody(req)) discardUnreadBody(req, bodyTimeoutMs);
+    return sendError(req, res, 415, 'content-type must be application/json', hasBody(req));
+  }
+  const read = await readBody(req, { timeoutMs: bodyTimeoutMs });
 
   switch (read.outcome) {
     case 'aborted':
@@ -161,13 +224,12 @@ async function createUser(req, res, store, bodyTimeoutMs) {
       return;
     case 'timed-out':
       return sendError(req, res, 408, 'request timeout', true);
-  }
-  const unread = read.outcome === 'too-large' && !read.drained;
-  if (!isJson) {
-    return sendError(req, res, 415, 'content-type must be application/json', unread);
-  }
-  if (read.outcome === 'too-large') {
-    return sendError(req, res, 413, 'payload too large', true);
+    case 'too-large':
+      // Whether drained or cut at the drain limit or the time limit, a body known to be too large is a 413.
+      return sendError(req, res, 413, 'payload too large', true);
+    case 'bad-trailer':
+      // A framing field in a trailer (RFC 9110 section 6.5.1) makes the whole request malformed.
+      return sendEmpty(res, 400);
   }
 
   const parsed = parseNewUser(read.body);

@@ -18,7 +18,8 @@
 // routes.js (routing and handlers) → body.js (reading a body within limits) → validation.js (POST /users rules) →
 // store.js (the Map). The tests are in test/, contract/cases.json is the contract as data.
 //
-// SIGTERM or SIGINT: stop accepting, finish the requests in progress (10 s at most), exit 0.
+// SIGTERM or SIGINT: stop accepting, finish the requests in progress (10 s at most), exit 0. SIGHUP, SIGUSR1 and
+// SIGUSR2 are ignored (one line on stderr with --log); SIGUSR1 in particular never opens Node's inspector.
 
 import cluster from 'node:cluster';
 import process from 'node:process';
@@ -27,7 +28,21 @@ import { closeGracefully, createServer } from './app.js';
 import { ConfigError, USAGE, parseConfig } from './config.js';
 import { SEED_USERS } from './store.js';
 
+/** Signals that would otherwise end the process (SIGHUP, SIGUSR2) or open the inspector on port 9229 (SIGUSR1). */
+const IGNORED_SIGNALS = ['SIGHUP', 'SIGUSR1', 'SIGUSR2'];
+
 function main() {
+  // First thing, before flags are even read: a listener replaces the default action. For SIGUSR1 that default is
+  // Node's own handler, installed at start-up, which starts the inspector (a debugger that lets any local user run
+  // code in the server); libuv's handler for a JS listener takes its place. Until this line runs (while the modules
+  // load, a few milliseconds) the signal would still open the inspector: Node 20 has no flag to refuse it
+  // (`--disable-sigusr1` came with Node 22.14).
+  let log = false;
+  for (const signal of IGNORED_SIGNALS) {
+    process.on(signal, () => {
+      if (log) process.stderr.write(`ignored ${signal}\n`);
+    });
+  }
   let config;
   try {
     config = parseConfig(process.argv.slice(2), process.env);
@@ -38,6 +53,7 @@ function main() {
     }
     throw error;
   }
+  log = config.log;
   if (config.help) {
     process.stdout.write(`${USAGE}\n`);
     return;
@@ -49,6 +65,9 @@ function main() {
     runServer(config);
   }
 }
+
+/** The listen backlog every fairpair server asks for (CONTRACT.md, Running a server). */
+const LISTEN_BACKLOG = 1024;
 
 /** One process serving requests: the whole server with `--workers 1`, or one cluster worker. */
 function runServer(config) {
@@ -72,7 +91,9 @@ function runServer(config) {
   };
   server.once('error', onListenError);
 
-  server.listen(config.port, config.host, () => {
+  // An explicit backlog, so that a burst of 1,000 connects is absorbed (Node's default is 511); the kernel caps it
+  // at net.core.somaxconn. In cluster mode the primary opens the socket and uses the workers' backlog.
+  server.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }, () => {
     // From now on an error (running out of file descriptors on accept, say) is logged, and the server goes on.
     server.off('error', onListenError);
     server.on('error', (error) => process.stderr.write(`server error: ${error.message}\n`));

@@ -2,27 +2,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 
 import { firstIdForWorker } from '../store.js';
-import { RawConnection, exitOf, postUser, sleep, spawnServer } from './helpers.js';
-
-/** The pids whose parent is `pid`, from /proc (these kernels have no task children file). */
-function childrenOf(pid) {
-  const children = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      // The second field is "(comm)", which may contain spaces: read after its closing parenthesis.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid) children.push(Number(name));
-    } catch {
-      // The process went away while we looked.
-    }
-  }
-  return children;
-}
+import { RawConnection, childrenOf, exitOf, postUser, sleep, spawnServer } from './helpers.js';
 
 /** POSTs one user on a new connection and returns its id. */
 async function createOnNewConnection(port, name) {

@@ -3,7 +3,7 @@
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { accessSync, constants, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -243,4 +243,20 @@ export function recordSkip(dir, test, need, reason) {
       if (e.code !== 'EEXIST') throw e;
     }
   }
+
+/** The pids whose parent is `pid`, from /proc (these kernels have no task children file). */
+export function childrenOf(pid) {
+  const children = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The second field is "(comm)", which may contain spaces: read after its closing parenthesis.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === pid) children.push(Number(name));
+    } catch {
+      // The process went away while we looked.
+    }
+  }
+  return children;
 }
