@@ -100,6 +100,16 @@ fn a_preset_sets_defaults_that_flags_override() {
     assert!(preset.contains("cell get at 300 connections: node go rust"), "{preset}");
     assert!(!preset.contains("servers on CPU"), "the article's method is unpinned: {preset}");
 
+    // Every study's preset makes a valid plan (CI checks them dry: their real runs take minutes each).
+    for preset in ["fairpair", "wrk", "ab-hello", "bombardier"] {
+        let out = Command::new(&exe)
+            .current_dir(&root)
+            .args(["run", "--preset", preset, "--quick", "--dry-run"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "--preset {preset}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+
     let overridden = dry(&["--tool", "wrk", "--connections", "7"]);
     assert!(overridden.contains("load tool: wrk"), "{overridden}");
     assert!(overridden.contains("cell get at 7 connections: node go rust"), "{overridden}");
