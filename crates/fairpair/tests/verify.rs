@@ -30,8 +30,22 @@ fn wrong_server() -> u16 {
 #[test]
 fn a_wrong_server_fails_with_readable_mismatches() {
     let port = wrong_server();
+    // By default, one line per failing rule of the contract, naming its failing cases.
     let out = Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .args(["verify", &format!("http://127.0.0.1:{port}")])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("FAIL  Routes: GET /users/{id} of an existing user (3 of 3 cases: get-seeded-user")),
+        "{stdout}"
+    );
+    // With -v, every case with its mismatches.
+    let out = Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .args(["verify", "-v", &format!("http://127.0.0.1:{port}")])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
