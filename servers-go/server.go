@@ -16,7 +16,7 @@
 //	HEAD on each GET route; another method on a known path is 405 with Allow.
 //
 // Code tour, the same files as the Node server: this file (flags, start-up line, signals) → config.go (flags) →
-// app.go (the server and its transport rules) → routes.go (routing and handlers) → body.go (reading a body within
+// transport.go (the server and its transport rules) → routes.go (routing and handlers) → body.go (reading a body within
 // limits) → validation.go (POST /users rules) → json.go (JSON.parse's grammar, JSON.stringify's escapes) →
 // store.go (the map). The tests are the *_test.go files beside them; contract/cases.json is the contract as data.
 //
