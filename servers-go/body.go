@@ -1,6 +1,6 @@
 // Reading a request body within the contract's limits, which net/http does not enforce by itself: it streams any
 // body, of any size, for as long as the client cares to send it. The time limit is the connection's read deadline,
-// which app.go sets when a request with a body arrives; this file enforces the size.
+// which transport.go sets when a request with a body arrives; this file enforces the size.
 
 package main
 
@@ -46,7 +46,7 @@ type bodyResult struct {
 	drained bool   // readTooLarge only
 }
 
-// readBody reads the body of r within the size limit; the time limit is the read deadline app.go has set.
+// readBody reads the body of r within the size limit; the time limit is the read deadline transport.go has set.
 func readBody(r *http.Request) bodyResult {
 	// A declared length is known before the first byte: a body announced as too large is never buffered at all.
 	// (net/http has already refused a malformed Content-Length, or two different ones, with a 400.)

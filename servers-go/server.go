@@ -16,7 +16,7 @@
 //	HEAD on each GET route; another method on a known path is 405 with Allow.
 //
 // Code tour, the same files as the Node server: this file (flags, start-up line, signals) → config.go (flags) →
-// app.go (the server and its transport rules) → routes.go (routing and handlers) → body.go (reading a body within
+// transport.go (the server and its transport rules) → routes.go (routing and handlers) → body.go (reading a body within
 // limits) → validation.go (POST /users rules) → json.go (JSON.parse's grammar, JSON.stringify's escapes) →
 // store.go (the map). The tests are the *_test.go files beside them; contract/cases.json is the contract as data.
 //
@@ -66,10 +66,14 @@ func main() {
 		fmt.Fprintf(os.Stderr, "error: cannot listen on %s: %v\n", address, err)
 		os.Exit(1)
 	}
+	// The signals are taken before the start-up line is printed: a SIGHUP sent the moment the line appears must
+	// already find them ignored, not end the process with Go's default action.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
 	printListening(listener.Addr().(*net.TCPAddr), workers)
 
 	stopped := make(chan struct{})
-	go handleSignals(server, cfg, stopped)
+	go handleSignals(server, cfg, signals, stopped)
 
 	if err := server.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
@@ -79,12 +83,10 @@ func main() {
 	<-stopped
 }
 
-// handleSignals waits for SIGTERM or SIGINT and closes the server gracefully; SIGHUP, SIGUSR1 and SIGUSR2 are
+// handleSignals waits on signals (registered in main) for SIGTERM or SIGINT and closes the server gracefully; SIGHUP, SIGUSR1 and SIGUSR2 are
 // ignored (a terminal hang-up or a stray kill -USR1 must not stop a server under measurement). SIGPIPE needs
 // nothing: the Go runtime ignores it for sockets already.
-func handleSignals(server *http.Server, cfg config, stopped chan<- struct{}) {
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
+func handleSignals(server *http.Server, cfg config, signals <-chan os.Signal, stopped chan<- struct{}) {
 	for received := range signals {
 		if received == syscall.SIGTERM || received == syscall.SIGINT {
 			break

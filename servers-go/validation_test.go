@@ -1,5 +1,5 @@
 // Tests of POST /users's rules 1 and 3 to 6, one table per rule, each case named. The tables follow
-// crates/users-api/src/user.rs's tests and servers-node/test/validation.test.js. Run: go test .
+// crates/users-api/src/validation.rs's tests and servers-node/test/validation.test.js. Run: go test .
 
 package main
 

@@ -4,7 +4,7 @@
 
 import net from 'node:net';
 
-import { BODY_TIMEOUT_MS, HEADER_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from './app.js';
+import { BODY_TIMEOUT_MS, HEADER_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from './transport.js';
 import { ID_BLOCK, SEED_USERS } from './store.js';
 
 export class ConfigError extends Error {}

@@ -19,7 +19,7 @@ const MAX_HEADER_FIELDS = 100;
 const ID_PATTERN = /^[1-9][0-9]*$/;
 
 /**
- * Builds the 'request' listener, and `pendingOn(socket)`, which app.js asks before answering a parse error.
+ * Builds the 'request' listener, and `pendingOn(socket)`, which transport.js asks before answering a parse error.
  *
  * Node parses pipelined requests eagerly: while POST /users waits for its body, the parser may already have handed
  * over the next request on the same connection. Node keeps the *responses* in order, but the handlers would run out
@@ -37,7 +37,7 @@ const ID_PATTERN = /^[1-9][0-9]*$/;
 export function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   /** socket → the last request still being handled on it, and a promise settled when it has been answered. */
   const inProgress = new WeakMap();
-  /** socket → a promise settled when the last response started on it is done (app.js waits for it, see Upgrade). */
+  /** socket → a promise settled when the last response started on it is done (transport.js waits for it, see Upgrade). */
   const lastResponse = new WeakMap();
 
   /** Handles one request; returns a promise (which never rejects) if the handler has to wait for the body. */
@@ -122,7 +122,7 @@ function checkHead(req, res) {
     return false;
   }
   // An expectation other than 100-continue cannot be met (RFC 9110 section 10.1.1). An empty Expect is no
-  // expectation at all. Node leaves this to the application once a 'checkExpectation' listener exists (app.js).
+  // expectation at all. Node leaves this to the application once a 'checkExpectation' listener exists (transport.js).
   const expect = req.headers.expect?.trim().toLowerCase();
   if (expect !== undefined && expect !== '' && expect !== '100-continue') {
     sendEmpty(res, 417);

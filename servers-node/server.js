@@ -14,7 +14,7 @@
 //   GET  /            200 Hello, World! (text/plain)
 //   HEAD on each GET route; another method on a known path is 405 with Allow.
 //
-// Code tour: this file (flags, start-up line, signals, cluster) → app.js (the server and its transport rules) →
+// Code tour: this file (flags, start-up line, signals, cluster) → transport.js (the server and its transport rules) →
 // routes.js (routing and handlers) → body.js (reading a body within limits) → validation.js (POST /users rules) →
 // store.js (the Map). The tests are in test/, contract/cases.json is the contract as data.
 //
@@ -24,7 +24,7 @@
 import cluster from 'node:cluster';
 import process from 'node:process';
 
-import { closeGracefully, createServer } from './app.js';
+import { closeGracefully, createServer } from './transport.js';
 import { ConfigError, USAGE, parseConfig } from './config.js';
 import { SEED_USERS } from './store.js';
 

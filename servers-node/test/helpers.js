@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { createServer } from '../app.js';
+import { createServer } from '../transport.js';
 import { parseResponse } from './contract-runner.js';
 
 export const SERVER_JS = fileURLToPath(new URL('../server.js', import.meta.url));

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { closeGracefully } from '../app.js';
+import { closeGracefully } from '../transport.js';
 import { UserStore } from '../store.js';
 import { QUIET_HOST, RawConnection, postUser, since, sleep, startServer, stopServer } from './helpers.js';
 
@@ -159,7 +159,7 @@ test('an idle keep-alive connection is closed after its last response', async ()
   assert.equal((await conn.response()).status, 200);
   const start = performance.now();
   await conn.closed;
-  // Node adds a fixed second to `keepAliveTimeout`; with the contract's 10 s the server sets 9 s (app.js).
+  // Node adds a fixed second to `keepAliveTimeout`; with the contract's 10 s the server sets 9 s (transport.js).
   assert.ok(since(start) < 5000, `closed after ${since(start)} ms`);
 });
 

@@ -23,7 +23,7 @@ pub const MAX_BODY_BYTES: usize = 65_536;
 /// bytes are still arriving makes the kernel send a reset, which can destroy the 413 before the client has read it;
 /// draining a bounded amount first lets ordinary clients see the answer, without letting anyone make us read forever.
 /// The connection closes after the 413 either way. Each piece is dropped as soon as it is counted, so draining holds
-/// no more memory than hyper's read buffer (`server::MAX_BUF_BYTES`).
+/// no more memory than hyper's read buffer (`transport::MAX_BUF_BYTES`).
 pub const DRAIN_BYTES: usize = 1 << 20;
 
 /// How far [`drain`] got.

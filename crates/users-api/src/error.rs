@@ -80,7 +80,7 @@ impl ApiError {
     }
 
     /// Whether the connection must be closed after this answer, because body bytes the server did not read may still
-    /// be on the way. (Any other answer to a request whose body was not read to its end closes too: see `server.rs`.)
+    /// be on the way. (Any other answer to a request whose body was not read to its end closes too: see `transport.rs`.)
     fn closes_connection(self) -> bool {
         matches!(
             self,

@@ -22,29 +22,30 @@
 //!
 //! ## Layout
 //!
-//! Read in this order:
+//! Read it top down, in the order a request meets it (the same order as the Node and Go servers' files of the same
+//! names; `docs/tour.md` follows one request through all three):
 //!
-//! - [`store`]: the users, in a sharded `DashMap`; why no lock is ever held across an `.await`.
-//! - [`user`]: the `User`, and `NewUser::parse`, which applies the validation rules in the contract's order.
-//! - [`json`]: a scanner that accepts exactly what JavaScript's `JSON.parse` accepts (any nesting depth, any number,
-//!   lone surrogates in keys and values that are ignored), which serde_json does not.
-//! - [`error`]: every error answer, its status and its exact message.
-//! - [`body`]: reading a request body within the size limit (413) and the time limit (408).
-//! - [`routes`]: the routes, on the raw request path; `app(state)` returns the `Router`, which tests call directly.
-//! - [`server`]: the accept loop on hyper's HTTP/1 connection: head timeout, head size limit, `TCP_NODELAY`,
+//! - [`transport`]: the accept loop on hyper's HTTP/1 connection: head timeout, head size limit, `TCP_NODELAY`,
 //!   the transport checks (`Host`, target form, framing headers, `Expect`), keep-alive after an unread body, a panic
 //!   turned into a 500, graceful shutdown, and the tokio runtime that serves every connection in turn.
+//! - [`routes`]: the routes, on the raw request path; `app(state)` returns the `Router`, which tests call directly.
+//! - [`error`]: every error answer, its status and its exact message.
+//! - [`body`]: reading a request body within the size limit (413) and the time limit (408).
+//! - [`validation`]: the `User`, and `NewUser::parse`, which applies the validation rules in the contract's order.
+//! - [`json`]: a scanner that accepts exactly what JavaScript's `JSON.parse` accepts (any nesting depth, any number,
+//!   lone surrogates in keys and values that are ignored), which serde_json does not.
+//! - [`store`]: the users, in a sharded `DashMap`; why no lock is ever held across an `.await`.
 
 pub mod body;
 pub mod error;
 pub mod json;
 pub mod routes;
-pub mod server;
 pub mod store;
-pub mod user;
+pub mod transport;
+pub mod validation;
 
 pub use error::ApiError;
 pub use routes::{AppState, app};
-pub use server::{Config, LISTEN_BACKLOG, MAX_BUF_BYTES, MAX_HEAD_BYTES, bind, run, runtime, serve};
 pub use store::{SEED_USERS, Store};
-pub use user::{NewUser, User};
+pub use transport::{Config, LISTEN_BACKLOG, MAX_BUF_BYTES, MAX_HEAD_BYTES, bind, run, runtime, serve};
+pub use validation::{NewUser, User};

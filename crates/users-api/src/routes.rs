@@ -23,7 +23,7 @@ use tokio::time::Instant;
 use crate::body;
 use crate::error::ApiError;
 use crate::store::{Store, StoreFull};
-use crate::user::NewUser;
+use crate::validation::NewUser;
 
 /// What every handler can reach: the store and the body time limit.
 #[derive(Debug, Clone)]
@@ -46,7 +46,7 @@ impl AppState {
 
 /// The whole API as an axum `Router`, ready to serve or to call directly in tests (`app(state).oneshot(request)`).
 ///
-/// A handler that panics is turned into a 500 by the server (see `server.rs`), not here: a tower layer around every
+/// A handler that panics is turned into a 500 by the server (see `transport.rs`), not here: a tower layer around every
 /// route would box each response body once more, on every request, for a case that should never happen.
 pub fn app(state: AppState) -> Router {
     routes().with_state(state)

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use dashmap::DashMap;
 
-use crate::user::{NewUser, User};
+use crate::validation::{NewUser, User};
 
 /// How many users are created at start-up: ids 1 to 10,000.
 pub const SEED_USERS: u64 = 10_000;

@@ -1,4 +1,5 @@
-//! The user, and the rules a new user must pass ("parse, don't validate").
+//! Validation: the user, and the rules a new user must pass ("parse, don't validate"). The Node server's
+//! `validation.js` and the Go server's `validation.go` do the same job.
 //!
 //! [`NewUser::parse`] is the only way to get a [`NewUser`], so a value of that type is proof that the body passed
 //! rules 3 to 6 of `POST /users`, in the contract's order. The store (rule 7) only ever receives one.

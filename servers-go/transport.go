@@ -1,6 +1,6 @@
 // The server factory: a net/http server with the users API's handler and the contract's transport rules, and its
 // graceful close. server.go runs it from the command line; the tests call its handler directly. The Node server's
-// app.js and the Rust server's server.rs do the same job.
+// transport.js and the Rust server's transport.rs do the same job.
 //
 // What net/http does by itself, before any handler runs (so this file cannot change it, and the contract's
 // tolerated cases allow it): a head over MaxHeaderBytes gets 431, an HTTP/1.1 request without Host, a malformed

@@ -1,4 +1,5 @@
-//! The HTTP/1 server: accepting connections, the transport rules of the contract, and graceful shutdown.
+//! The transport: accepting connections, the transport rules of the contract, and graceful shutdown. The Node
+//! server's `transport.js` and the Go server's `transport.go` do the same job.
 //!
 //! Why not `axum::serve`? In axum 0.8 it sets no time limit on reading a request head (a client that sends one byte a
 //! minute holds a connection forever) and it also answers HTTP/2 with prior knowledge, which the contract excludes.
