@@ -50,7 +50,7 @@ pub enum Match {
 /// `Api` is what any service implementing the API must get right: well-formed HTTP/1.1 on the documented routes.
 /// `Full` adds the transport, `JSON.parse`'s own edge cases and the cases that need server flags. The order matters:
 /// verifying at a level checks every case at that level or below.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Level {
     Api,

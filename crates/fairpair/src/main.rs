@@ -1,7 +1,7 @@
 //! `fairpair`: the command line of the harness. Only argument parsing and exit codes live here; the work is in the
 //! library (see `lib.rs` for the layout).
 //!
-//! - `fairpair verify http://127.0.0.1:3000` — run the contract's cases against a running server.
+//! - `fairpair verify [--level api|full] http://127.0.0.1:3000` — run the contract's cases against a running server.
 //! - `fairpair run [--quick] [--subjects rust,node] …` — verify, measure, write `results/benchmark.json` and the report.
 //! - `fairpair report results/benchmark.json` — regenerate `report.md` and the charts from a results file.
 //! - `fairpair report --compare OLD.json NEW.json [--fail-on-regression]` — two runs side by side, Markdown on stdout.
@@ -41,6 +41,10 @@ enum Cmd {
         /// cases then still gets every later one, so what fails does not depend on the order of the cases).
         #[arg(long)]
         every_case: bool,
+        /// How much of the contract to check: `api` (the routes, statuses, bodies and POST validation a service
+        /// implementing the API must get right) or `full` (also the transport's hardening and JSON.parse's edge cases).
+        #[arg(long, default_value = "full")]
+        level: contract::Level,
     },
     /// Verify and measure the subjects; write benchmark.json, report.md and the charts.
     Run(Box<RunArgs>),
@@ -100,9 +104,13 @@ fn main() -> ExitCode {
 
 fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
     match cmd {
-        Cmd::Verify { url, verbose, every_case } => {
+        Cmd::Verify { url, verbose, every_case, level } => {
             let on_silence = if every_case { verify::OnSilence::KeepGoing } else { verify::OnSilence::GiveUp };
-            Ok(if verify::verify_url(&url, verbose, on_silence)? { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if verify::verify_url(&url, level, verbose, on_silence)? {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Cmd::Run(args) => {
             let plan = Plan::from_args(&args)?;

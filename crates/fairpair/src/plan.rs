@@ -95,6 +95,10 @@ pub struct RunArgs {
     /// Measure subjects that fail verification (the report marks them unverified).
     #[arg(long)]
     pub allow_unverified: bool,
+    /// Contract level to verify the subjects at: `api` or `full` [default: api for custom subjects, full for the
+    /// built-in ones, which implement the whole contract].
+    #[arg(long)]
+    pub level: Option<contract::Level>,
     /// Path of the Rust server binary [default: users-server next to this executable].
     #[arg(long)]
     pub users_server: Option<PathBuf>,
@@ -200,6 +204,8 @@ pub struct Plan {
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
     pub allow_unverified: bool,
+    /// `--level`, when given; otherwise each subject's own default (see [`Plan::level_for`]).
+    pub level: Option<contract::Level>,
     pub start_timeout_s: u64,
     pub out: PathBuf,
     /// Planned things left out, and why.
@@ -475,6 +481,7 @@ impl Plan {
             idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
             idle_threshold_percent: args.idle_threshold,
             allow_unverified: args.allow_unverified,
+            level: args.level,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
             skipped,
@@ -516,6 +523,16 @@ impl Plan {
 
     pub fn estimate_total(&self) -> f64 {
         self.estimate().total()
+    }
+
+    /// The contract level a subject is verified at: `--level` when given, else `full` for our own servers (they
+    /// implement all of it) and `api` for a user's service (a real service implements the API, not our transport
+    /// hardening, and the load only exercises the API).
+    pub fn level_for(&self, spec: &SubjectSpec) -> contract::Level {
+        self.level.unwrap_or(match spec.kind {
+            Kind::Builtin { .. } => contract::Level::Full,
+            Kind::Custom { .. } => contract::Level::Api,
+        })
     }
 
     /// How a subject is started: on the server CPUs when pinning, with this store size.
@@ -652,6 +669,20 @@ mod tests {
         let mut argv = vec!["fairpair", "--users-server", &exe, "--ceiling", &exe, "--node-server", &exe];
         argv.extend(words);
         Plan::for_cpus(&Wrapper::try_parse_from(argv).unwrap().args, allowed.to_vec())
+    }
+
+    #[test]
+    fn custom_subjects_are_verified_at_api_and_ours_at_full_unless_a_level_is_given() {
+        use contract::Level::{Api, Full};
+        let words = ["--subjects", "rust", "--subject", "mine=python3 mine.py {port}"];
+        let p = plan(&words).unwrap();
+        let levels: Vec<(&str, contract::Level)> =
+            p.subjects.iter().map(|s| (s.name.as_str(), p.level_for(s))).collect();
+        assert_eq!(levels, [("rust", Full), ("mine", Api)]);
+        let p = plan(&[&words[..], &["--level", "full"]].concat()).unwrap();
+        assert!(p.subjects.iter().all(|s| p.level_for(s) == Full));
+        let p = plan(&[&words[..], &["--level", "api"]].concat()).unwrap();
+        assert!(p.subjects.iter().all(|s| p.level_for(s) == Api));
     }
 
     #[test]

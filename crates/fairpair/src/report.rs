@@ -243,11 +243,11 @@ fn subjects_section(md: &mut String, b: &Benchmark) {
     for sub in &b.subjects {
         let v = &sub.verification;
         let contract = match v.status.as_str() {
-            "passed" => format!("verified: {} passed, {} skipped", v.passed, v.skipped),
+            "passed" => format!("verified at level {}: {} passed, {} skipped", v.level, v.passed, v.skipped),
             "failed" if v.measured_unverified => {
-                format!("**UNVERIFIED**: {} failed (measured with --allow-unverified)", v.failed)
+                format!("**UNVERIFIED** at level {}: {} failed (measured with --allow-unverified)", v.level, v.failed)
             }
-            "failed" => format!("failed {} cases: not measured", v.failed),
+            "failed" => format!("failed {} cases at level {}: not measured", v.failed, v.level),
             _ => "not applicable (fixed-response baseline, GET only)".into(),
         };
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
