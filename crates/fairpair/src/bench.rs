@@ -110,6 +110,23 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     preflight::announce(&outcome, &|m| progress.println(m));
     progress.bar.inc((outcome.plan.estimate().preflight * 10.0) as u64);
     let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
+    // A subject that will not be measured leaves the plan here: no progress lines for runs that will not happen, and
+    // an estimate of what is left without them.
+    let settings = settings(&revised, argv);
+    let revised = revised.only_measurable(&measurable);
+    let measurable = vec![true; revised.subjects.len()];
+    if revised.subjects.len() < plan.subjects.len() {
+        let left = revised.estimate();
+        progress.bar.set_length(progress.bar.position() + ((left.total() - left.preflight) * 10.0) as u64);
+        progress.println(format!(
+            "{} load runs, {} open-loop runs, {} memory runs are left for {}; about {} more",
+            revised.load_runs(),
+            revised.open_loop_runs(),
+            revised.memory_runs(),
+            revised.subjects.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
+            minutes(left.total() - left.preflight)
+        ));
+    }
     let mut ctx = Ctx {
         plan: &revised,
         post_max_users: revised.post_max_users,
@@ -122,7 +139,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
         schema_version: SCHEMA_VERSION,
         generator: format!("fairpair {}", env!("CARGO_PKG_VERSION")),
         environment,
-        settings: settings(&revised, argv),
+        settings,
         subjects,
         scenarios,
         skipped: plan.skipped.iter().cloned().chain(skipped).collect(),

@@ -137,7 +137,16 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let report = report::write(&result, &plan.out)?;
             print_summary(&result);
             eprintln!("fairpair: wrote {} and {}", path.display(), report.display());
-            Ok(ExitCode::SUCCESS)
+            // A subject asked for and not measured is a failed run, though the others' figures are written.
+            let unmeasured = result.unmeasured_subjects();
+            if unmeasured.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            eprintln!(
+                "fairpair: NOT measured (failed verification): {}; see report.md, or measure anyway with --allow-unverified",
+                unmeasured.join(", ")
+            );
+            Ok(ExitCode::FAILURE)
         }
         Cmd::Report { compare: Some(files), fail_on_regression, .. } => {
             compare_files(&files[0], &files[1], fail_on_regression)

@@ -525,6 +525,27 @@ impl Plan {
         self.estimate().total()
     }
 
+    /// The plan without the subjects that will not be measured (`measurable[i]` false, as preflight decides): their
+    /// runs are neither announced, nor shown as progress, nor counted in the estimate. Cells left with no subject
+    /// go too.
+    pub fn only_measurable(&self, measurable: &[bool]) -> Plan {
+        let mut new_index = vec![None; self.subjects.len()];
+        let mut subjects = Vec::new();
+        for (i, spec) in self.subjects.iter().enumerate() {
+            if measurable.get(i).copied().unwrap_or(true) {
+                new_index[i] = Some(subjects.len());
+                subjects.push(spec.clone());
+            }
+        }
+        let cells = self
+            .cells
+            .iter()
+            .map(|c| Cell { subjects: c.subjects.iter().filter_map(|&i| new_index[i]).collect(), ..c.clone() })
+            .filter(|c| !c.subjects.is_empty())
+            .collect();
+        Plan { subjects, cells, ..self.clone() }
+    }
+
     /// The contract level a subject is verified at: `--level` when given, else `full` for our own servers (they
     /// implement all of it) and `api` for a user's service (a real service implements the API, not our transport
     /// hardening, and the load only exercises the API).
@@ -669,6 +690,25 @@ mod tests {
         let mut argv = vec!["fairpair", "--users-server", &exe, "--ceiling", &exe, "--node-server", &exe];
         argv.extend(words);
         Plan::for_cpus(&Wrapper::try_parse_from(argv).unwrap().args, allowed.to_vec())
+    }
+
+    #[test]
+    fn a_subject_that_will_not_be_measured_leaves_the_plan_and_its_estimate() {
+        let p = plan(&["--subjects", "rust,node", "--subject", "mine=python3 mine.py {port}"]).unwrap();
+        let mine = p.subjects.iter().position(|s| s.name == "mine").unwrap();
+        let mut measurable = vec![true; p.subjects.len()];
+        measurable[mine] = false;
+        let q = p.only_measurable(&measurable);
+        let names: Vec<&str> = q.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["rust", "node"]);
+        assert!(q.cells.iter().all(|c| c.subjects.iter().all(|&i| i < q.subjects.len())));
+        // Every cell had all three subjects (POST too: none is GET-only), so a third of the runs go.
+        assert_eq!(q.load_runs() * 3, p.load_runs() * 2);
+        assert_eq!(q.memory_runs() * 3, p.memory_runs() * 2);
+        assert!(q.estimate().load < p.estimate().load && q.estimate().memory < p.estimate().memory);
+        // Nobody measurable: no cell, no run.
+        let none = p.only_measurable(&vec![false; p.subjects.len()]);
+        assert!(none.cells.is_empty() && none.load_runs() == 0 && none.memory_runs() == 0);
     }
 
     #[test]

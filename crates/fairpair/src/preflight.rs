@@ -88,7 +88,9 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         record: Preflight { loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT, ..Preflight::default() },
     };
     for (i, spec) in plan.subjects.iter().enumerate() {
-        (stage.say)(format!("verifying {} (contract level {})", spec.name, plan.level_for(spec)));
+        if spec.implements_contract() {
+            (stage.say)(format!("verifying {} (contract level {})", spec.name, plan.level_for(spec)));
+        }
         let measurable = verify_one(plan, spec, &mut out)?;
         out.measurable[i] = measurable;
         // Said at once, not only in the report: a subject that will not be measured is the first thing to know.

@@ -119,6 +119,18 @@ pub struct SubjectRecord {
     pub verification: Verification,
 }
 
+impl Benchmark {
+    /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
+    /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
+    pub fn unmeasured_subjects(&self) -> Vec<&str> {
+        self.subjects
+            .iter()
+            .filter(|s| s.verification.status == "failed" && !s.verification.measured_unverified)
+            .map(|s| s.name.as_str())
+            .collect()
+    }
+}
+
 fn full_level() -> contract::Level {
     contract::Level::Full
 }

@@ -1,0 +1,61 @@
+//! `fairpair run` with a custom subject that fails verification: Python's `http.server` serving a directory, which
+//! answers 200 on `/` and is no users API. Tiny durations, the ceiling as the only other subject. Needs wrk and
+//! python3 (CI has both); fails, rather than passes, without them.
+//!
+//! Without `--allow-unverified` the console says at once that it will not be measured, shows no progress for it,
+//! writes the report for the ceiling and exits 1; with it, every table row and chart label says UNVERIFIED.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use fairpair::schema::Benchmark;
+
+const BAD: &str = "bad=python3 -m http.server {port} --bind 127.0.0.1";
+
+fn run(out_dir: &Path, extra: &[&str]) -> Output {
+    common::require_wrk();
+    common::sibling_binary("ceiling");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .current_dir(&root)
+        .args(["run", "--subjects", "ceiling", "--subject", BAD, "--scenarios", "get", "--connections", "4"])
+        .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--memory-repeats", "1"])
+        .args(["--memory-duration", "1", "--memory-connections", "4", "--open-loop-rates", "0", "--idle-wait", "0"])
+        .args(extra)
+        .arg("--out")
+        .arg(out_dir)
+        .output()
+        .unwrap()
+}
+
+fn load(out_dir: &Path) -> Benchmark {
+    serde_json::from_str(&std::fs::read_to_string(out_dir.join("benchmark.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_failing_subject_is_loud_and_the_others_are_measured() {
+    let out_dir = common::temp_dir("custom-failing");
+    let output = run(&out_dir, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    let said = lines
+        .iter()
+        .position(|l| l.contains("bad: FAILED verification at level api") && l.contains("will NOT be measured"))
+        .unwrap_or_else(|| panic!("no verdict line:\n{stderr}"));
+    let first_run = lines.iter().position(|l| l.contains("run 1/")).unwrap_or_else(|| panic!("no runs:\n{stderr}"));
+    assert!(said < first_run, "said before measuring:\n{stderr}");
+    // Progress for the ceiling's runs only: one load run and one memory run.
+    assert!(!lines.iter().any(|l| l.contains("bad get") || l.contains("memory bad")), "{stderr}");
+    assert!(lines.iter().any(|l| l.contains("run 1/1: ceiling get")), "{stderr}");
+    assert!(lines.last().unwrap().contains("NOT measured (failed verification): bad"), "{stderr}");
+    let bench = load(&out_dir);
+    assert_eq!(bench.unmeasured_subjects(), ["bad"]);
+    assert_eq!(bench.runs.iter().filter(|r| r.subject == "ceiling").count(), 1);
+    assert!(bench.runs.iter().all(|r| r.subject != "bad") && bench.memory.iter().all(|m| m.subject != "bad"));
+    let bad = bench.subjects.iter().find(|s| s.name == "bad").unwrap();
+    assert_eq!(bad.verification.level, contract::Level::Api);
+    assert!(out_dir.join("report.md").is_file());
+}
