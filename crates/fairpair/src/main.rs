@@ -197,8 +197,9 @@ fn open_loop_tool(plan: &Plan) -> &'static str {
 
 /// The summary table on stdout: one line per cell and subject; `cap. %` is the share of the loader's measured capacity.
 fn print_summary(b: &fairpair::schema::Benchmark) {
+    let b = &report::marked(b);
     println!(
-        "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
+        "{:<20} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
         "subject", "scenario", "conns", "req/s", "cap. %", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
     );
     for s in &b.summaries {
@@ -215,7 +216,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             .map(|f| f.kind.as_str())
             .collect();
         println!(
-            "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
+            "{:<20} {:<8} {:>5} {:>12} {:>8} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
             s.subject,
             s.scenario,
             s.connections,
@@ -237,7 +238,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
     }
     for m in &b.memory_summaries {
         println!(
-            "{:<14} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({} processes), start-up {:.0} ms",
+            "{:<20} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({} processes), start-up {:.0} ms",
             m.subject,
             m.idle_rss_kib.median / 1024.0,
             m.after_rss_kib.median / 1024.0,

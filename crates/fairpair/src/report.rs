@@ -42,8 +42,42 @@ pub fn write(bench: &Benchmark, dir: &Path) -> Result<std::path::PathBuf> {
     Ok(path)
 }
 
+/// What an `--allow-unverified` subject is called in every table and chart.
+pub fn unverified_label(name: &str) -> String {
+    format!("{name} (UNVERIFIED)")
+}
+
+/// The benchmark with every unverified subject renamed to [`unverified_label`]: the report and the console summary
+/// are drawn from this copy, so that no table row, chart label or verdict line can leave the mark out (each
+/// section would otherwise have to remember it). `benchmark.json` keeps the plain names.
+pub fn marked(b: &Benchmark) -> Benchmark {
+    let mut b = b.clone();
+    let unverified: Vec<String> =
+        b.subjects.iter().filter(|s| s.verification.measured_unverified).map(|s| s.name.clone()).collect();
+    let mark = |name: &mut String| {
+        if unverified.contains(name) {
+            *name = unverified_label(name);
+        }
+    };
+    b.subjects.iter_mut().for_each(|s| mark(&mut s.name));
+    b.runs.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.open_loop.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.memory.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.summaries.iter_mut().for_each(|s| mark(&mut s.subject));
+    b.memory_summaries.iter_mut().for_each(|s| mark(&mut s.subject));
+    for f in b.flags.iter_mut() {
+        // Flag messages open with the subject's name ("beta get at 8 connections: …").
+        if unverified.contains(&f.subject) && f.message.starts_with(&format!("{} ", f.subject)) {
+            f.message = format!("{}{}", unverified_label(&f.subject), &f.message[f.subject.len()..]);
+        }
+        mark(&mut f.subject);
+    }
+    b
+}
+
 /// The report's Markdown and its charts (file name, SVG text): one section after another.
 pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
+    let b = &marked(b);
     let mut md = String::new();
     let mut charts = Vec::new();
     let subjects: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
@@ -887,6 +921,8 @@ mod tests {
     /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s.
     fn with_capacity(capacity: f64) -> Benchmark {
         let mut b = golden();
+        // The golden subjects were measured unverified; plain names keep these assertions about bounds readable.
+        b.subjects.iter_mut().for_each(|s| s.verification.measured_unverified = false);
         b.preflight = Some(crate::schema::Preflight {
             loader_capacity: vec![crate::schema::LoaderCapacity {
                 scenario: "get".into(),
@@ -963,6 +999,37 @@ mod tests {
         assert!(!md.contains("1,000,000,000 ["), "no table counts the run: {md}");
         assert!(md.contains("## Left out") && md.contains("1,000,000,000 req/s as measured"), "{md}");
         assert!(md.contains("500 responses with an error status (a version 1 file"), "{md}");
+    }
+
+    #[test]
+    fn an_unverified_subject_is_marked_in_every_table_row_and_chart_label() {
+        let mut b = golden();
+        // alpha verified, beta measured with --allow-unverified.
+        let alpha = b.subjects.iter_mut().find(|s| s.name == "alpha").unwrap();
+        alpha.verification.status = "passed".into();
+        alpha.verification.measured_unverified = false;
+        let beta = b.subjects.iter_mut().find(|s| s.name == "beta").unwrap();
+        beta.verification.status = "failed".into();
+        beta.verification.measured_unverified = true;
+        let (md, charts) = render(&b);
+        // Every table row naming beta carries the mark; count them so that a vacuous pass shows.
+        let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|') && l.contains("beta")).collect();
+        assert!(rows.len() >= 4, "{md}");
+        for row in &rows {
+            assert!(row.contains("beta (UNVERIFIED)"), "row without the mark: {row}");
+        }
+        // Verdict and flag lines (the recorded command line names the subjects as they were given).
+        let verdicts: Vec<&str> =
+            md.lines().filter(|l| l.starts_with("- ") && !l.starts_with("- Command") && l.contains("beta")).collect();
+        assert!(!verdicts.is_empty() && verdicts.iter().all(|l| l.contains("beta (UNVERIFIED)")), "{md}");
+        let svgs: Vec<&String> = charts.iter().map(|(_, svg)| svg).filter(|svg| svg.contains("beta")).collect();
+        assert!(svgs.len() >= 2, "the throughput and latency charts show beta");
+        for svg in svgs {
+            assert!(!svg.replace("beta (UNVERIFIED)", "").contains("beta"), "a chart label without the mark");
+        }
+        // The verified subjects are not marked, and the results keep the plain name.
+        assert!(!md.contains("alpha (UNVERIFIED)"));
+        assert!(b.summaries.iter().any(|s| s.subject == "beta"));
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! python3 (CI has both); fails, rather than passes, without them.
 //!
 //! Without `--allow-unverified` the console says at once that it will not be measured, shows no progress for it,
-//! writes the report for the ceiling and exits 1; with it, every table row and chart label says UNVERIFIED.
+//! writes the report for the ceiling and exits 1. A subject measured with `--allow-unverified` (the Python users API
+//! of `fixtures/api_only.py`, asked for `--level full`) is marked UNVERIFIED in every table row and chart label.
 
 mod common;
 
@@ -14,13 +15,13 @@ use fairpair::schema::Benchmark;
 
 const BAD: &str = "bad=python3 -m http.server {port} --bind 127.0.0.1";
 
-fn run(out_dir: &Path, extra: &[&str]) -> Output {
+fn run(out_dir: &Path, subject: &str, extra: &[&str]) -> Output {
     common::require_wrk();
     common::sibling_binary("ceiling");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .current_dir(&root)
-        .args(["run", "--subjects", "ceiling", "--subject", BAD, "--scenarios", "get", "--connections", "4"])
+        .args(["run", "--subjects", "ceiling", "--subject", subject, "--scenarios", "get", "--connections", "4"])
         .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--memory-repeats", "1"])
         .args(["--memory-duration", "1", "--memory-connections", "4", "--open-loop-rates", "0", "--idle-wait", "0"])
         .args(extra)
@@ -37,7 +38,7 @@ fn load(out_dir: &Path) -> Benchmark {
 #[test]
 fn a_failing_subject_is_loud_and_the_others_are_measured() {
     let out_dir = common::temp_dir("custom-failing");
-    let output = run(&out_dir, &[]);
+    let output = run(&out_dir, BAD, &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
@@ -58,4 +59,23 @@ fn a_failing_subject_is_loud_and_the_others_are_measured() {
     let bad = bench.subjects.iter().find(|s| s.name == "bad").unwrap();
     assert_eq!(bad.verification.level, contract::Level::Api);
     assert!(out_dir.join("report.md").is_file());
+}
+
+#[test]
+fn an_unverified_subject_measured_anyway_is_marked_in_the_report_and_charts() {
+    let out_dir = common::temp_dir("custom-unverified");
+    // The Python users API passes the api level and serves the load, but fails the full level it is asked for here.
+    let subject = "bad=python3 crates/fairpair/tests/fixtures/api_only.py {port}";
+    let output = run(&out_dir, subject, &["--allow-unverified", "--level", "full"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("bad: FAILED verification at level full") && stderr.contains("measured anyway"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.lines().any(|l| l.starts_with("bad (UNVERIFIED) ")), "console summary:\n{stdout}");
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ") && l.contains("bad")).collect();
+    assert!(rows.len() >= 4, "{md}");
+    assert!(rows.iter().all(|r| r.contains("bad (UNVERIFIED)")), "{rows:#?}");
+    let svg = std::fs::read_to_string(out_dir.join("throughput.svg")).unwrap();
+    assert!(svg.contains("bad (UNVERIFIED)"), "{svg}");
 }
