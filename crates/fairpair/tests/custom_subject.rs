@@ -69,7 +69,10 @@ fn an_unverified_subject_measured_anyway_is_marked_in_the_report_and_charts() {
     let output = run(&out_dir, subject, &["--allow-unverified", "--level", "full"]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("bad: FAILED verification at level full") && stderr.contains("measured anyway"), "{stderr}");
+    assert!(
+        stderr.contains("bad: FAILED verification at level full") && stderr.contains("measured anyway"),
+        "{stderr}"
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.lines().any(|l| l.starts_with("bad (UNVERIFIED) ")), "console summary:\n{stdout}");
     let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
