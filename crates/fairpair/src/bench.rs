@@ -270,6 +270,7 @@ fn settings(plan: &Plan, argv: Vec<String>) -> Settings {
         memory_duration_s: plan.memory_duration_s,
         memory_settle_ms: plan.memory_settle_ms,
         allow_unverified: plan.allow_unverified,
+        baseline: plan.baseline.clone(),
         argv,
     }
 }

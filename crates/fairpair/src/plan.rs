@@ -95,6 +95,9 @@ pub struct RunArgs {
     /// Measure subjects that fail verification (the report marks them unverified).
     #[arg(long)]
     pub allow_unverified: bool,
+    /// The subject every ratio is taken against [default: the first built-in subject that implements the API].
+    #[arg(long)]
+    pub baseline: Option<String>,
     /// Contract level to verify the subjects at: `api` or `full` [default: api for custom subjects, full for the
     /// built-in ones, which implement the whole contract].
     #[arg(long)]
@@ -204,6 +207,8 @@ pub struct Plan {
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
     pub allow_unverified: bool,
+    /// `--baseline`, checked to name a subject; `None` lets the report choose (see `report::baseline`).
+    pub baseline: Option<String>,
     /// `--level`, when given; otherwise each subject's own default (see [`Plan::level_for`]).
     pub level: Option<contract::Level>,
     pub start_timeout_s: u64,
@@ -392,6 +397,17 @@ impl Plan {
         if subjects.is_empty() {
             return Err(usage("no subject left to measure"));
         }
+        let baseline = match &args.baseline {
+            Some(name) if subjects.iter().any(|s| &s.name == name && !s.get_only) => Some(name.clone()),
+            Some(name) => {
+                let names: Vec<&str> = subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
+                return Err(usage(format!(
+                    "--baseline {name}: not a subject of this run that implements the API (one of: {})",
+                    names.join(", ")
+                )));
+            }
+            None => None,
+        };
 
         // Scenarios.
         let mut scenarios = Vec::new();
@@ -482,6 +498,7 @@ impl Plan {
             idle_threshold_percent: args.idle_threshold,
             allow_unverified: args.allow_unverified,
             level: args.level,
+            baseline,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
             skipped,
@@ -709,6 +726,17 @@ mod tests {
         // Nobody measurable: no cell, no run.
         let none = p.only_measurable(&vec![false; p.subjects.len()]);
         assert!(none.cells.is_empty() && none.load_runs() == 0 && none.memory_runs() == 0);
+    }
+
+    #[test]
+    fn the_baseline_must_be_a_subject_that_implements_the_api() {
+        let p = plan(&["--subjects", "rust,node,ceiling", "--baseline", "node"]).unwrap();
+        assert_eq!(p.baseline.as_deref(), Some("node"));
+        assert_eq!(plan(&["--subjects", "rust,node"]).unwrap().baseline, None, "the report chooses");
+        for bad in ["ceiling", "nobody"] {
+            let err = plan(&["--subjects", "rust,node,ceiling", "--baseline", bad]).unwrap_err().to_string();
+            assert!(err.contains("--baseline") && err.contains("one of: rust, node"), "{bad}: {err}");
+        }
     }
 
     #[test]

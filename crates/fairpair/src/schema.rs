@@ -101,6 +101,9 @@ pub struct Settings {
     /// Idle settle time between readiness and the idle memory sample.
     pub memory_settle_ms: u64,
     pub allow_unverified: bool,
+    /// `--baseline`: the subject ratios are taken against; absent, the first built-in subject that implements the API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     /// The command line `fairpair` was started with.
     pub argv: Vec<String>,
 }
