@@ -112,9 +112,10 @@ pub struct RunArgs {
     /// writes it].
     #[arg(long)]
     pub go_server: Option<PathBuf>,
-    /// Path of the Node server script.
-    #[arg(long, default_value = "servers-node/server.js")]
-    pub node_server: PathBuf,
+    /// Path of the Node server script [default: servers-node/server.js of the project this executable was built in
+    /// (found from its own path, so that fairpair runs from any directory), else of the current directory].
+    #[arg(long)]
+    pub node_server: Option<PathBuf>,
     /// The node executable.
     #[arg(long, default_value = "node")]
     pub node: String,
@@ -306,6 +307,10 @@ impl Plan {
         let users_server = sibling("users-server", &args.users_server);
         let ceiling = sibling("ceiling", &args.ceiling);
         let go_server = sibling("../go/users-server-go", &args.go_server);
+        let node_server = args.node_server.clone().unwrap_or_else(|| {
+            let exe = std::env::current_exe().ok();
+            project_file(exe.as_deref(), Path::new("servers-node/server.js"))
+        });
         let capacity_target = ceiling.is_file().then(|| ceiling.clone());
         let multi_ok = server_n >= 2;
         let names: Vec<String> = match &args.subjects {
@@ -340,7 +345,7 @@ impl Plan {
                 Ok(vec![existing(&users_server, "the Rust server", "cargo build --release -p users-server")?])
             };
             let node = || -> Result<Vec<String>> {
-                Ok(vec![args.node.clone(), existing(&args.node_server, "the Node server", "check --node-server")?])
+                Ok(vec![args.node.clone(), existing(&node_server, "the Node server", "check --node-server")?])
             };
             let go = || -> Result<Vec<String>> {
                 Ok(vec![existing(&go_server, "the Go server", "build it with scripts/build-go, or give --go-server")?])
@@ -635,6 +640,18 @@ impl Estimate {
     }
 }
 
+/// A file of the project (`relative` to its root) found from the executable's path: the nearest directory above
+/// `exe` that has it (`target/release/fairpair` → the checkout it was built in). Falls back to `relative` itself,
+/// resolved from the current directory, when no such directory exists (an installed copy, say).
+pub fn project_file(exe: Option<&Path>, relative: &Path) -> PathBuf {
+    exe.into_iter()
+        .flat_map(Path::ancestors)
+        .skip(1)
+        .map(|dir| dir.join(relative))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| relative.to_path_buf())
+}
+
 fn existing(path: &Path, what: &str, hint: &str) -> Result<String> {
     if path.is_file() {
         Ok(path.display().to_string())
@@ -737,6 +754,17 @@ mod tests {
             let err = plan(&["--subjects", "rust,node,ceiling", "--baseline", bad]).unwrap_err().to_string();
             assert!(err.contains("--baseline") && err.contains("one of: rust, node"), "{bad}: {err}");
         }
+    }
+
+    #[test]
+    fn the_node_server_is_found_from_the_executable_not_the_current_directory() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
+        let exe = root.join("target/release/fairpair");
+        let found = project_file(Some(&exe), Path::new("servers-node/server.js"));
+        assert_eq!(found, root.join("servers-node/server.js"));
+        // Nowhere above the executable: the path as given, for the current directory.
+        let lost = project_file(Some(Path::new("/nonexistent/bin/fairpair")), Path::new("servers-node/server.js"));
+        assert_eq!(lost, Path::new("servers-node/server.js"));
     }
 
     #[test]

@@ -207,7 +207,8 @@ fn method(md: &mut String, b: &Benchmark) {
          processes, {} ms after the first 200, and right after {} s of GET at {} connections.",
         s.memory_repeats, s.memory_settle_ms, s.memory_duration_s, s.memory_connections
     );
-    let _ = writeln!(md, "- Command: `{}`", s.argv.join(" "));
+    // Quoted as a shell would need it, so that the line can be pasted back (`--subject mine='python3 mine.py {port}'`).
+    let _ = writeln!(md, "- Command: `{}`", crate::tools::shell_words(&s.argv));
 }
 
 /// What preflight measured: the loader's capacity, the POST rates and the store size chosen from them.

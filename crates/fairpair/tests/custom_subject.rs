@@ -58,7 +58,9 @@ fn a_failing_subject_is_loud_and_the_others_are_measured() {
     assert!(bench.runs.iter().all(|r| r.subject != "bad") && bench.memory.iter().all(|m| m.subject != "bad"));
     let bad = bench.subjects.iter().find(|s| s.name == "bad").unwrap();
     assert_eq!(bad.verification.level, contract::Level::Api);
-    assert!(out_dir.join("report.md").is_file());
+    // The recorded command can be pasted back: the subject's command is one quoted word.
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(md.contains("--subject 'bad=python3 -m http.server {port} --bind 127.0.0.1' --scenarios get"), "{md}");
 }
 
 #[test]
