@@ -67,6 +67,14 @@ pub fn announce(plan: &Plan) {
         minutes(e.open_loop),
         minutes(e.memory)
     );
+    if let Some(note) = e.dominant_note() {
+        eprintln!("fairpair: {note}");
+    }
+    if !plan.open_loop_tool && !plan.open_loop_fractions.is_empty() {
+        eprintln!(
+            "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
+        );
+    }
     if plan.pinned {
         eprintln!(
             "fairpair: servers on CPU {}, load generator on CPU {}",

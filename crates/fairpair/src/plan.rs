@@ -193,6 +193,9 @@ pub struct Plan {
     pub loader_cpus: Vec<usize>,
     pub loader_threads: u32,
     pub open_loop_fractions: Vec<f64>,
+    /// Whether an open-loop tool (oha or autocannon) is installed: without one the phase is skipped, so it is not
+    /// estimated either.
+    pub open_loop_tool: bool,
     pub open_loop_duration_s: u64,
     pub memory_repeats: u32,
     pub memory_duration_s: u64,
@@ -491,6 +494,7 @@ impl Plan {
             loader_cpus,
             loader_threads,
             open_loop_fractions,
+            open_loop_tool: crate::tools::installed("oha") || crate::tools::installed("autocannon"),
             open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
             memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
             memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
@@ -517,7 +521,7 @@ impl Plan {
 
     /// Subjects that take part in the open-loop phase (those measured on `get` at the lowest connection count).
     pub fn open_loop_runs(&self) -> usize {
-        if self.scenarios.iter().any(|s| s.name == "get") {
+        if self.open_loop_tool && self.scenarios.iter().any(|s| s.name == "get") {
             self.subjects.len() * self.open_loop_fractions.len()
         } else {
             0
@@ -637,6 +641,27 @@ pub struct Estimate {
 impl Estimate {
     pub fn total(&self) -> f64 {
         self.preflight + self.load + self.open_loop + self.memory
+    }
+
+    /// When the measured load is under half of the estimate, which phase takes most of it and how to shorten it:
+    /// `--duration 3` alone leaves the warm-up, open-loop and memory phases at their defaults, and they then make
+    /// most of the time, which surprises.
+    pub fn dominant_note(&self) -> Option<String> {
+        let total = self.total();
+        if total <= 0.0 || self.load >= total / 2.0 {
+            return None;
+        }
+        let phases = [
+            (self.preflight, "preflight (verification and calibration)", "it does not shrink with --duration"),
+            (self.open_loop, "the open-loop phase", "--open-loop-duration N, or --open-loop-rates 0 to skip it"),
+            (self.memory, "the memory phase", "--memory-repeats N and --memory-duration N, or --memory-repeats 0"),
+        ];
+        let (seconds, what, how) = phases.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+        Some(format!(
+            "most of the estimate is not the measured load ({:.0} of {:.0} s): {what} takes {:.0} s ({how}); \
+             --warmup N shortens each run's warm-up",
+            self.load, total, seconds
+        ))
     }
 }
 
@@ -765,6 +790,32 @@ mod tests {
         // Nowhere above the executable: the path as given, for the current directory.
         let lost = project_file(Some(Path::new("/nonexistent/bin/fairpair")), Path::new("servers-node/server.js"));
         assert_eq!(lost, Path::new("servers-node/server.js"));
+    }
+
+    #[test]
+    fn a_phase_without_its_tool_is_not_estimated() {
+        let mut p = plan(&["--subjects", "rust,node", "--open-loop-rates", "0.5,0.8"]).unwrap();
+        p.open_loop_tool = true;
+        assert_eq!(p.open_loop_runs(), 4);
+        assert!(p.estimate().open_loop > 0.0);
+        p.open_loop_tool = false;
+        assert_eq!(p.open_loop_runs(), 0);
+        assert_eq!(p.estimate().open_loop, 0.0);
+    }
+
+    #[test]
+    fn a_short_duration_says_what_dominates_the_estimate() {
+        let e = Estimate { preflight: 20.0, load: 60.0, open_loop: 100.0, memory: 150.0 };
+        let note = e.dominant_note().unwrap();
+        assert!(note.starts_with("most of the estimate is not the measured load (60 of 330 s): the memory phase"));
+        assert!(note.contains("--memory-repeats"), "{note}");
+        let e = Estimate { preflight: 20.0, load: 600.0, open_loop: 100.0, memory: 150.0 };
+        assert_eq!(e.dominant_note(), None, "the load dominates: nothing to say");
+        // As the issue found it: --duration 3 --repeats 1 --scenarios get, other phases at their defaults.
+        let mut p =
+            plan(&["--subjects", "rust,node", "--duration", "3", "--repeats", "1", "--scenarios", "get"]).unwrap();
+        p.open_loop_tool = true;
+        assert!(p.estimate().dominant_note().is_some());
     }
 
     #[test]
