@@ -470,6 +470,8 @@ impl Ctx<'_> {
         let before = MachineWindow::now();
         let inv = tools::invoke(self.tool.as_ref(), &load, self.plan.loader_pin())?;
         let server_ticks = procstat::tree_ticks(server.pid).saturating_sub(server_before);
+        // A service the harness did not start has no process of ours to read: its CPU is not measured (None), not 0.
+        let outside = !spec.started_by_harness();
         let after = MachineWindow::now();
         let server_command = server.command.clone();
         server.stop()?;
@@ -500,7 +502,7 @@ impl Ctx<'_> {
             errors: r.errors,
             non_2xx: r.non_2xx,
             server_cpu_ms,
-            server_cpu_us_per_request: (r.requests > 0).then(|| server_cpu_ms * 1000.0 / r.requests as f64),
+            server_cpu_us_per_request: (r.requests > 0 && !outside).then(|| server_cpu_ms * 1000.0 / r.requests as f64),
             loader_cpu_percent,
             loader_bound: loader_cpu_percent >= LOADER_BOUND_PERCENT,
             other_cpu_percent,
@@ -517,8 +519,19 @@ impl Ctx<'_> {
     /// Memory, in runs of its own.
     fn memory_phase(&mut self, bench: &mut Benchmark, measurable: &[bool]) {
         let plan = self.plan;
+        for spec in plan.subjects.iter().filter(|s| !s.started_by_harness()) {
+            bench.skipped.push(format!(
+                "{}: server CPU, memory and start-up not measured (a running service at {} that fairpair did not \
+                 start, so it cannot read its processes)",
+                spec.name,
+                spec.command_template()
+            ));
+        }
         for repeat in 1..=plan.memory_repeats {
             for (si, spec) in plan.subjects.iter().enumerate() {
+                if !spec.started_by_harness() {
+                    continue;
+                }
                 self.status(format!("memory {} #{repeat}", spec.name));
                 if measurable[si] {
                     match self.memory_run(spec, repeat) {

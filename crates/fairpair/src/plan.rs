@@ -387,6 +387,22 @@ impl Plan {
                 .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
             let name = name.trim();
             check_name("--subject", name)?;
+            if subjects.iter().any(|s| s.name == name) {
+                return Err(usage(format!("--subject {name}: a subject of that name already exists")));
+            }
+            // A URL: a service that is already running, which the harness loads but does not start.
+            if command.starts_with("http://") {
+                let addr = crate::verify::parse_url(command)?;
+                subjects.push(SubjectSpec {
+                    name: name.to_string(),
+                    kind: Kind::External { url: command.trim_end_matches('/').to_string(), addr },
+                    workers: None,
+                    get_only: false,
+                    ready_path: args.ready_path.clone(),
+                    per_worker_store: false,
+                });
+                continue;
+            }
             if !command.contains("{port}") {
                 return Err(usage(format!("--subject {name}: the command must contain {{port}}")));
             }
@@ -528,8 +544,9 @@ impl Plan {
         }
     }
 
+    /// Memory runs start a fresh process each, so a running service (`--subject NAME=http://…`) has none.
     pub fn memory_runs(&self) -> usize {
-        self.subjects.len() * self.memory_repeats as usize
+        self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.memory_repeats as usize
     }
 
     /// Estimated seconds for each phase.
@@ -578,7 +595,7 @@ impl Plan {
     pub fn level_for(&self, spec: &SubjectSpec) -> contract::Level {
         self.level.unwrap_or(match spec.kind {
             Kind::Builtin { .. } => contract::Level::Full,
-            Kind::Custom { .. } => contract::Level::Api,
+            Kind::Custom { .. } | Kind::External { .. } => contract::Level::Api,
         })
     }
 
@@ -816,6 +833,22 @@ mod tests {
             plan(&["--subjects", "rust,node", "--duration", "3", "--repeats", "1", "--scenarios", "get"]).unwrap();
         p.open_loop_tool = true;
         assert!(p.estimate().dominant_note().is_some());
+    }
+
+    #[test]
+    fn a_running_service_is_a_subject_the_harness_does_not_start() {
+        let p =
+            plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
+        let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
+        assert!(
+            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
+        );
+        assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
+        assert_eq!(p.level_for(svc), contract::Level::Api);
+        assert_eq!(p.memory_runs(), 2, "memory runs for rust only");
+        assert!(p.cells.iter().all(|c| c.subjects.len() == 2), "loaded like the others");
+        let err = plan(&["--subject", "svc=http://127.0.0.1:8000/users"]).unwrap_err().to_string();
+        assert!(err.contains("without a path"), "{err}");
     }
 
     #[test]

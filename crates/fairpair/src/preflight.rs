@@ -213,6 +213,7 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
         kind: match spec.kind {
             Kind::Builtin { .. } => "builtin".into(),
             Kind::Custom { .. } => "custom".into(),
+            Kind::External { .. } => "external".into(),
         },
         command: spec.command_template(),
         workers: spec.workers,

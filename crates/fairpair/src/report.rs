@@ -78,6 +78,11 @@ pub fn marked(b: &Benchmark) -> Benchmark {
     b
 }
 
+/// Whether `name` is a running service fairpair did not start (`--subject NAME=http://…`).
+fn is_external(b: &Benchmark, name: &str) -> bool {
+    b.subjects.iter().any(|s| s.name == name && s.kind == "external")
+}
+
 /// The report's Markdown and its charts (file name, SVG text): one section after another.
 pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     let b = &marked(b);
@@ -467,10 +472,11 @@ fn cpu(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str
     for (scenario, conns) in cells {
         for name in subjects {
             if let Some(s) = find(&b.summaries, name, scenario, *conns) {
-                let cpu = s
-                    .server_cpu_us_per_request
-                    .as_ref()
-                    .map_or("—".into(), |c| format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max));
+                let cpu = match &s.server_cpu_us_per_request {
+                    Some(c) => format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max),
+                    None if is_external(b, name) => "not measured (a running service)".into(),
+                    None => "—".into(),
+                };
                 let steal = s.steal_percent_max.map_or("—".into(), |v| format!("{v:.1}"));
                 let backlog = s.listen_backlog.map_or("—".into(), |v| v.to_string());
                 let _ = writeln!(
@@ -524,6 +530,13 @@ fn memory(md: &mut String, b: &Benchmark) -> bool {
         md,
         "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
     );
+    for sub in b.subjects.iter().filter(|s| s.kind == "external") {
+        let _ = writeln!(
+            md,
+            "| {} | not measured (a running service fairpair did not start) | | | | | | not measured |",
+            sub.name
+        );
+    }
     for m in &b.memory_summaries {
         let _ = writeln!(
             md,

@@ -84,3 +84,53 @@ fn an_unverified_subject_measured_anyway_is_marked_in_the_report_and_charts() {
     let svg = std::fs::read_to_string(out_dir.join("throughput.svg")).unwrap();
     assert!(svg.contains("bad (UNVERIFIED)"), "{svg}");
 }
+
+/// The Python users API started by the test, as a service fairpair finds running; killed when dropped.
+struct Running(std::process::Child, String);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn running_service() -> Running {
+    use std::io::BufRead;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/api_only.py");
+    let mut child = Command::new("python3")
+        .arg(&script)
+        .arg("0")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("listening on ").expect("start-up line").to_string();
+    Running(child, url)
+}
+
+#[test]
+fn a_running_service_is_verified_and_loaded_with_cpu_and_memory_not_measured() {
+    let service = running_service();
+    let out_dir = common::temp_dir("custom-external");
+    let output = run(&out_dir, &format!("svc={}", service.1), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("svc: verified at level api"), "{stderr}");
+    assert!(!stderr.contains("memory svc"), "no memory run for a service fairpair did not start:\n{stderr}");
+    let bench = load(&out_dir);
+    let svc = bench.subjects.iter().find(|s| s.name == "svc").unwrap();
+    assert_eq!((svc.kind.as_str(), svc.command.as_str()), ("external", service.1.as_str()));
+    let runs: Vec<_> = bench.runs.iter().filter(|r| r.subject == "svc").collect();
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].requests > 0 && runs[0].server_cpu_us_per_request.is_none(), "{:?}", runs[0]);
+    assert!(bench.memory.iter().all(|m| m.subject != "svc"));
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(md.contains("| svc | not measured (a running service)"), "CPU table:\n{md}");
+    assert!(md.contains("| svc | not measured (a running service fairpair did not start)"), "memory table:\n{md}");
+    // The service is still up: fairpair does not stop what it did not start.
+    let addr = service.1.trim_start_matches("http://");
+    assert!(std::net::TcpStream::connect(addr).is_ok());
+}
