@@ -25,6 +25,9 @@ pub fn cases() -> &'static [Case] {
 pub struct Case {
     pub name: String,
     pub rule: String,
+    /// The stable, kebab-case name of the contract rule; several cases share one. Output is grouped by it.
+    pub rule_id: String,
+    pub level: Level,
     pub matching: Match,
     pub reason: Option<String>,
     pub requires: Requires,
@@ -40,6 +43,45 @@ pub enum Match {
     Exact,
     StatusClass,
     Tolerated,
+}
+
+/// How much of the contract a case belongs to (see `contract/README.md`).
+///
+/// `Api` is what any service implementing the API must get right: well-formed HTTP/1.1 on the documented routes.
+/// `Full` adds the transport, `JSON.parse`'s own edge cases and the cases that need server flags. The order matters:
+/// verifying at a level checks every case at that level or below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    Api,
+    Full,
+}
+
+impl Level {
+    /// The word used in `cases.json`, on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Api => "api",
+            Level::Full => "full",
+        }
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "api" => Ok(Level::Api),
+            "full" => Ok(Level::Full),
+            other => Err(format!("{other:?} is not a level (api or full)")),
+        }
+    }
 }
 
 /// Server settings a case needs. The default (nothing required) is a server started with the default flags.
@@ -187,6 +229,8 @@ struct File {
 struct RawCase {
     name: String,
     rule: String,
+    rule_id: String,
+    level: Level,
     #[serde(rename = "match")]
     matching: Match,
     reason: Option<String>,
@@ -336,12 +380,24 @@ fn convert(raw: RawCase) -> Result<Case, String> {
         }
         _ => {}
     }
+    if !is_kebab(&raw.rule_id) {
+        return Err(format!("rule_id {:?} is not kebab-case (a-z, 0-9 and single dashes)", raw.rule_id));
+    }
+    if !raw.requires.is_empty() && raw.level != Level::Full {
+        return Err("a case that `requires` server settings is `full`: a service run by someone else cannot meet them"
+            .to_owned());
+    }
+    if matches!(send, Wire::Raw(_)) && raw.level != Level::Full {
+        return Err("a `raw` case is `full`: it checks the transport, not the API".to_owned());
+    }
     if raw.roundtrip && expect.status != Some(201) {
         return Err("`roundtrip` only makes sense for a 201".to_owned());
     }
     Ok(Case {
         name: raw.name,
         rule: raw.rule,
+        rule_id: raw.rule_id,
+        level: raw.level,
         matching: raw.matching,
         reason: raw.reason,
         requires: raw.requires,
@@ -349,6 +405,14 @@ fn convert(raw: RawCase) -> Result<Case, String> {
         send,
         expect,
     })
+}
+
+/// Lower-case letters and digits in words joined by single dashes, as `get-user` or `transport-head-limits`.
+fn is_kebab(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .split('-')
+            .all(|word| !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
 }
 
 fn regex(pattern: &str) -> Result<Regex, String> {
@@ -393,7 +457,7 @@ mod tests {
     #[test]
     fn request_bytes_add_host_and_content_length_only() {
         let c = &parse(
-            r#"{"version":1,"cases":[{"name":"a","rule":"r","match":"exact",
+            r#"{"version":1,"cases":[{"name":"a","rule":"r","rule_id":"r","level":"full","match":"exact",
             "request":{"method":"POST","target":"/users","headers":[["Content-Type","application/json"]],"body":["{",{"hex":"41"},{"repeat":"b","times":3},"}"]},
             "expect":{"status":201,"content_type":"application/json","body":"x"}}]}"#,
         )
@@ -407,7 +471,7 @@ mod tests {
     #[test]
     fn chunked_requests_get_no_content_length() {
         let c = &parse(
-            r#"{"version":1,"cases":[{"name":"a","rule":"r","match":"exact",
+            r#"{"version":1,"cases":[{"name":"a","rule":"r","rule_id":"r","level":"full","match":"exact",
             "request":{"method":"POST","target":"/","headers":[["Host","h"],["Transfer-Encoding","chunked"]],"body":"0\r\n\r\n"},
             "expect":{"status":201,"content_type":"t","body":"x"}}]}"#,
         )
@@ -421,20 +485,41 @@ mod tests {
     #[test]
     fn mistakes_in_the_file_are_reported_by_name() {
         let bad = [
-            (r#"{"name":"t","rule":"r","match":"tolerated","raw":"x","expect":{"any_of":[400]}}"#, "reason"),
-            (r#"{"name":"t","rule":"r","match":"exact","raw":"x","expect":{"status":200}}"#, "content_type"),
             (
-                r#"{"name":"t","rule":"r","match":"exact","raw":"x","expect":{"status":200,"content_type":"c"}}"#,
+                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"tolerated","raw":"x","expect":{"any_of":[400]}}"#,
+                "reason",
+            ),
+            (
+                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"exact","raw":"x","expect":{"status":200}}"#,
+                "content_type",
+            ),
+            (
+                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"exact","raw":"x","expect":{"status":200,"content_type":"c"}}"#,
                 "exactly one of `body`",
             ),
             (
-                r#"{"name":"t","rule":"r","match":"tolerated","reason":"x","raw":"x","expect":{"any_of":["shut"]}}"#,
+                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"tolerated","reason":"x","raw":"x","expect":{"any_of":["shut"]}}"#,
                 "neither a status",
             ),
-            (r#"{"name":"t","rule":"r","match":"exact","expect":{"status":200}}"#, "exactly one of `request`"),
             (
-                r#"{"name":"t","rule":"r","match":"exact","raw":[{"hex":"4"}],"expect":{"status":200,"content_type":"c","body":""}}"#,
+                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"exact","expect":{"status":200}}"#,
+                "exactly one of `request`",
+            ),
+            (
+                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"exact","raw":[{"hex":"4"}],"expect":{"status":200,"content_type":"c","body":""}}"#,
                 "odd number",
+            ),
+            (
+                r#"{"name":"t","rule":"r","rule_id":"Post_Json","level":"full","match":"exact","request":{"method":"GET","target":"/"},"expect":{"status":200,"content_type":"c","body":""}}"#,
+                "kebab-case",
+            ),
+            (
+                r#"{"name":"t","rule":"r","rule_id":"r","level":"api","match":"exact","raw":"x","expect":{"status":200,"content_type":"c","body":""}}"#,
+                "a `raw` case is `full`",
+            ),
+            (
+                r#"{"name":"t","rule":"r","rule_id":"r","level":"api","match":"exact","requires":{"max_users":1},"request":{"method":"GET","target":"/"},"expect":{"status":200,"content_type":"c","body":""}}"#,
+                "`requires`",
             ),
         ];
         for (case, needle) in bad {
@@ -452,5 +537,40 @@ mod tests {
         assert!(all.iter().any(|c| c.roundtrip));
         assert!(all.iter().any(|c| !c.requires.is_empty()));
         assert!(all.iter().any(|c| matches!(c.send, Wire::Raw(_))));
+        for level in [Level::Api, Level::Full] {
+            assert!(all.iter().filter(|c| c.level == level).count() > 20, "few {level} cases");
+        }
+    }
+
+    #[test]
+    fn level_and_rule_id_are_required_and_checked() {
+        let case = |fields: &str| {
+            format!(
+                r#"{{"version":1,"cases":[{{"name":"t","rule":"r",{fields}"match":"exact","request":{{"method":"GET","target":"/"}},"expect":{{"status":200,"content_type":"c","body":""}}}}]}}"#
+            )
+        };
+        assert!(parse(&case(r#""level":"api","#)).unwrap_err().contains("rule_id"));
+        assert!(parse(&case(r#""rule_id":"r","#)).unwrap_err().contains("level"));
+        assert!(parse(&case(r#""rule_id":"r","level":"most","#)).unwrap_err().contains("most"));
+        for bad in ["", "-a", "a-", "a--b", "A"] {
+            let err = parse(&case(&format!(r#""rule_id":"{bad}","level":"api","#))).unwrap_err();
+            assert!(err.contains("kebab-case"), "{bad:?}: {err}");
+        }
+        let ok = &parse(&case(r#""rule_id":"get-user-2","level":"api","#)).unwrap()[0];
+        assert_eq!((ok.rule_id.as_str(), ok.level), ("get-user-2", Level::Api));
+        assert!(Level::Api < Level::Full, "verifying at full includes the api cases");
+        assert_eq!("full".parse::<Level>(), Ok(Level::Full));
+        assert!("API".parse::<Level>().is_err());
+    }
+
+    #[test]
+    fn the_cases_of_one_rule_text_share_one_rule_id() {
+        let mut ids: BTreeMap<&str, &str> = BTreeMap::new();
+        for c in cases() {
+            let id = *ids.entry(c.rule.as_str()).or_insert(c.rule_id.as_str());
+            assert_eq!(id, c.rule_id, "rule {:?} has two rule_ids", c.rule);
+        }
+        let distinct: HashSet<&str> = cases().iter().map(|c| c.rule_id.as_str()).collect();
+        assert!(distinct.len() > 20 && distinct.len() < cases().len() / 2, "{} rule_ids", distinct.len());
     }
 }

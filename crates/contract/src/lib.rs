@@ -20,7 +20,7 @@
 mod cases;
 mod wire;
 
-pub use cases::{AnyOf, Case, Expect, HeaderExpect, Match, Request, Requires, Wire, cases, parse};
+pub use cases::{AnyOf, Case, Expect, HeaderExpect, Level, Match, Request, Requires, Wire, cases, parse};
 pub use wire::{Connection, Outcome, Response, send};
 
 use std::fmt;

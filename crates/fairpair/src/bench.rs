@@ -67,6 +67,14 @@ pub fn announce(plan: &Plan) {
         minutes(e.open_loop),
         minutes(e.memory)
     );
+    if let Some(note) = e.dominant_note() {
+        eprintln!("fairpair: {note}");
+    }
+    if !plan.open_loop_tool && !plan.open_loop_fractions.is_empty() {
+        eprintln!(
+            "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
+        );
+    }
     if plan.pinned {
         eprintln!(
             "fairpair: servers on CPU {}, load generator on CPU {}",
@@ -110,6 +118,23 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     preflight::announce(&outcome, &|m| progress.println(m));
     progress.bar.inc((outcome.plan.estimate().preflight * 10.0) as u64);
     let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
+    // A subject that will not be measured leaves the plan here: no progress lines for runs that will not happen, and
+    // an estimate of what is left without them.
+    let settings = settings(&revised, argv);
+    let revised = revised.only_measurable(&measurable);
+    let measurable = vec![true; revised.subjects.len()];
+    if revised.subjects.len() < plan.subjects.len() {
+        let left = revised.estimate();
+        progress.bar.set_length(progress.bar.position() + ((left.total() - left.preflight) * 10.0) as u64);
+        progress.println(format!(
+            "{} load runs, {} open-loop runs, {} memory runs are left for {}; about {} more",
+            revised.load_runs(),
+            revised.open_loop_runs(),
+            revised.memory_runs(),
+            revised.subjects.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
+            minutes(left.total() - left.preflight)
+        ));
+    }
     let mut ctx = Ctx {
         plan: &revised,
         post_max_users: revised.post_max_users,
@@ -122,7 +147,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
         schema_version: SCHEMA_VERSION,
         generator: format!("fairpair {}", env!("CARGO_PKG_VERSION")),
         environment,
-        settings: settings(&revised, argv),
+        settings,
         subjects,
         scenarios,
         skipped: plan.skipped.iter().cloned().chain(skipped).collect(),
@@ -253,6 +278,7 @@ fn settings(plan: &Plan, argv: Vec<String>) -> Settings {
         memory_duration_s: plan.memory_duration_s,
         memory_settle_ms: plan.memory_settle_ms,
         allow_unverified: plan.allow_unverified,
+        baseline: plan.baseline.clone(),
         argv,
     }
 }
@@ -444,6 +470,8 @@ impl Ctx<'_> {
         let before = MachineWindow::now();
         let inv = tools::invoke(self.tool.as_ref(), &load, self.plan.loader_pin())?;
         let server_ticks = procstat::tree_ticks(server.pid).saturating_sub(server_before);
+        // A service the harness did not start has no process of ours to read: its CPU is not measured (None), not 0.
+        let outside = !spec.started_by_harness();
         let after = MachineWindow::now();
         let server_command = server.command.clone();
         server.stop()?;
@@ -474,7 +502,7 @@ impl Ctx<'_> {
             errors: r.errors,
             non_2xx: r.non_2xx,
             server_cpu_ms,
-            server_cpu_us_per_request: (r.requests > 0).then(|| server_cpu_ms * 1000.0 / r.requests as f64),
+            server_cpu_us_per_request: (r.requests > 0 && !outside).then(|| server_cpu_ms * 1000.0 / r.requests as f64),
             loader_cpu_percent,
             loader_bound: loader_cpu_percent >= LOADER_BOUND_PERCENT,
             other_cpu_percent,
@@ -491,8 +519,19 @@ impl Ctx<'_> {
     /// Memory, in runs of its own.
     fn memory_phase(&mut self, bench: &mut Benchmark, measurable: &[bool]) {
         let plan = self.plan;
+        for spec in plan.subjects.iter().filter(|s| !s.started_by_harness()) {
+            bench.skipped.push(format!(
+                "{}: server CPU, memory and start-up not measured (a running service at {} that fairpair did not \
+                 start, so it cannot read its processes)",
+                spec.name,
+                spec.command_template()
+            ));
+        }
         for repeat in 1..=plan.memory_repeats {
             for (si, spec) in plan.subjects.iter().enumerate() {
+                if !spec.started_by_harness() {
+                    continue;
+                }
                 self.status(format!("memory {} #{repeat}", spec.name));
                 if measurable[si] {
                     match self.memory_run(spec, repeat) {

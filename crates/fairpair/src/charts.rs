@@ -34,13 +34,80 @@ const RIGHT: f64 = 20.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 70.0;
 
+/// Bars that differ by more than this factor get a logarithmic axis: on a linear one the smaller bars would be a
+/// few pixels high (386 requests/s beside 40,000), and one long p99 would flatten every other bar.
+pub const LOG_AXIS_RATIO: f64 = 10.0;
+
+/// The value axis: linear from 0, or logarithmic between two powers of ten.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Axis {
+    Linear { step: f64, ticks: u32 },
+    Log { lo: i32, hi: i32 },
+}
+
+impl Axis {
+    /// Linear unless, within some group, the medians of the series (the subjects, in the throughput and latency
+    /// charts) differ by more than [`LOG_AXIS_RATIO`]. Only within a group: p50 and max of one subject always differ
+    /// that much, and are not what the reader compares. `extent` is every value the axis must hold (whiskers too).
+    fn for_chart(values: &[Vec<Option<Bar>>]) -> Axis {
+        let spread = |group: &Vec<Option<Bar>>| {
+            let v: Vec<f64> = group.iter().flatten().map(|b| b.value).filter(|v| *v > 0.0 && v.is_finite()).collect();
+            v.iter().copied().fold(0.0, f64::max) / v.iter().copied().fold(f64::INFINITY, f64::min)
+        };
+        let extent: Vec<f64> = values
+            .iter()
+            .flatten()
+            .flatten()
+            .flat_map(|b| [b.value, b.min, b.max])
+            .filter(|v| *v > 0.0 && v.is_finite())
+            .collect();
+        let top = extent.iter().copied().fold(0.0, f64::max);
+        let bottom = extent.iter().copied().fold(f64::INFINITY, f64::min);
+        if values.iter().any(|g| spread(g) > LOG_AXIS_RATIO) {
+            let lo = bottom.log10().floor() as i32;
+            Axis::Log { lo, hi: (top.log10().ceil() as i32).max(lo + 1) }
+        } else {
+            let (step, ticks) = nice_axis(top);
+            Axis::Linear { step, ticks }
+        }
+    }
+
+    /// Where `v` lies between the axis's bottom (0) and top (1).
+    fn fraction(self, v: f64) -> f64 {
+        match self {
+            Axis::Linear { step, ticks } => v / (step * ticks as f64),
+            Axis::Log { lo, hi } => {
+                let v = v.max(10f64.powi(lo));
+                (v.log10() - lo as f64) / (hi - lo) as f64
+            }
+        }
+    }
+
+    /// The value at the bottom of the bars: 0, or the lowest power of ten.
+    fn base(self) -> f64 {
+        match self {
+            Axis::Linear { .. } => 0.0,
+            Axis::Log { lo, .. } => 10f64.powi(lo),
+        }
+    }
+
+    fn ticks(self) -> Vec<f64> {
+        match self {
+            Axis::Linear { step, ticks } => (0..=ticks).map(|i| step * i as f64).collect(),
+            Axis::Log { lo, hi } => (lo..=hi).map(|e| 10f64.powi(e)).collect(),
+        }
+    }
+}
+
 pub fn grouped_bars(chart: &Grouped) -> String {
-    let top = chart.values.iter().flatten().flatten().map(|b| b.max.max(b.value)).fold(0.0, f64::max);
-    let (step, ticks) = nice_axis(top);
-    let y_max = step * ticks as f64;
+    let axis = Axis::for_chart(&chart.values);
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
-    let y = |v: f64| TOP + plot_h - if y_max > 0.0 { v / y_max * plot_h } else { 0.0 };
+    let y = |v: f64| TOP + plot_h - axis.fraction(v) * plot_h;
+    let title = match axis {
+        Axis::Linear { .. } => chart.title.to_string(),
+        Axis::Log { .. } => format!("{} (log scale)", chart.title),
+    };
 
     let mut s = String::new();
     let _ = writeln!(
@@ -52,11 +119,10 @@ pub fn grouped_bars(chart: &Grouped) -> String {
         s,
         r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
         WIDTH / 2.0,
-        esc(chart.title)
+        esc(&title)
     );
     // Y axis with gridlines.
-    for i in 0..=ticks {
-        let v = step * i as f64;
+    for v in axis.ticks() {
         let yy = y(v);
         let _ = writeln!(
             s,
@@ -75,9 +141,9 @@ pub fn grouped_bars(chart: &Grouped) -> String {
     let _ = writeln!(
         s,
         r#"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/>"#,
-        y(0.0),
+        y(axis.base()),
         WIDTH - RIGHT,
-        y(0.0)
+        y(axis.base())
     );
 
     let groups = chart.groups.len().max(1) as f64;
@@ -96,7 +162,7 @@ pub fn grouped_bars(chart: &Grouped) -> String {
                 r#"<rect x="{x:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>{}: {}</title></rect>"#,
                 y(bar.value),
                 bar_w - 2.0,
-                (y(0.0) - y(bar.value)).max(0.0),
+                (y(axis.base()) - y(bar.value)).max(0.0),
                 esc(&chart.series[si]),
                 short(bar.value)
             );
@@ -127,7 +193,7 @@ pub fn grouped_bars(chart: &Grouped) -> String {
             s,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
             gx + group_w / 2.0,
-            y(0.0) + 18.0,
+            y(axis.base()) + 18.0,
             esc(group)
         );
     }
@@ -227,6 +293,32 @@ mod tests {
         assert_eq!(short(1_500_000.0), "1.5M");
         assert_eq!(short(2_345.0), "2.3k");
         assert_eq!(short(3.254), "3.25");
+    }
+
+    fn bars(values: &[f64]) -> Vec<Option<Bar>> {
+        values.iter().map(|&v| Some(Bar { value: v, min: v, max: v })).collect()
+    }
+
+    #[test]
+    fn subjects_ten_times_apart_get_a_log_axis() {
+        // 386 requests/s beside 40,000: a log axis from 100 to 100k, each bar visible.
+        let axis = Axis::for_chart(&[bars(&[40_000.0, 386.0])]);
+        assert_eq!(axis, Axis::Log { lo: 2, hi: 5 });
+        assert_eq!(axis.ticks(), [100.0, 1_000.0, 10_000.0, 100_000.0]);
+        assert!((axis.fraction(386.0) - (386f64.log10() - 2.0) / 3.0).abs() < 1e-9);
+        assert!(axis.fraction(386.0) > 0.15, "the small bar is a fifth of the plot, not a sliver");
+        // Within 10×: linear from 0. Across groups (p50 and max of one subject) does not count.
+        assert!(matches!(Axis::for_chart(&[bars(&[9_000.0, 1_000.0])]), Axis::Linear { .. }));
+        assert!(matches!(Axis::for_chart(&[bars(&[0.7, 0.8]), bars(&[40.0, 45.0])]), Axis::Linear { .. }));
+        let svg = grouped_bars(&Grouped {
+            title: "Throughput",
+            y_label: "requests/s",
+            groups: vec!["get c=50".into()],
+            series: vec!["rust".into(), "mine".into()],
+            values: vec![bars(&[40_000.0, 386.0])],
+        });
+        assert!(svg.contains("Throughput (log scale)"), "{svg}");
+        assert!(svg.contains(">100k</text>") && svg.contains(">100</text>"), "{svg}");
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub fn capture(tools: BTreeMap<String, String>) -> Environment {
         rustc: first_line_of(&["rustc", "--version"]).unwrap_or_else(|| "not found".into()),
         node: first_line_of(&["node", "--version"]).unwrap_or_else(|| "not found".into()),
         tools,
-        git_commit: first_line_of(&["git", "rev-parse", "HEAD"]).unwrap_or_else(|| "unknown".into()),
+        git_commit: git_commit(),
         git_dirty: Command::new("git")
             .args(["status", "--porcelain", "--untracked-files=no"])
             .output()
@@ -87,6 +87,22 @@ fn os_name() -> String {
 }
 
 /// The first non-empty line a command prints on stdout or stderr, whatever its exit status (`wrk -v` exits 1).
+/// The commit checked out, or a plain phrase instead of git's own error ("fatal: not a git repository …") when the
+/// run is not inside a checkout, or git is missing.
+fn git_commit() -> String {
+    match Command::new("git").args(["rev-parse", "HEAD"]).output() {
+        Ok(out) => commit_or_phrase(out.status.success(), &String::from_utf8_lossy(&out.stdout)),
+        Err(_) => "unknown (git not found)".into(),
+    }
+}
+
+fn commit_or_phrase(success: bool, stdout: &str) -> String {
+    match stdout.trim() {
+        commit if success && !commit.is_empty() => commit.to_string(),
+        _ => "not a git checkout".into(),
+    }
+}
+
 pub fn first_line_of(argv: &[&str]) -> Option<String> {
     let out = Command::new(argv[0]).args(&argv[1..]).output().ok()?;
     let text = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -117,6 +133,14 @@ pub fn format_utc(secs: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn outside_a_checkout_the_git_row_says_so_plainly() {
+        assert_eq!(commit_or_phrase(true, "0123abcd\n"), "0123abcd");
+        assert_eq!(commit_or_phrase(false, ""), "not a git checkout");
+        assert_eq!(commit_or_phrase(true, "  \n"), "not a git checkout");
+    }
+
     use super::*;
 
     #[test]

@@ -1,7 +1,7 @@
 //! `fairpair`: the command line of the harness. Only argument parsing and exit codes live here; the work is in the
 //! library (see `lib.rs` for the layout).
 //!
-//! - `fairpair verify http://127.0.0.1:3000` — run the contract's cases against a running server.
+//! - `fairpair verify [--level api|full] http://127.0.0.1:3000` — run the contract's cases against a running server.
 //! - `fairpair run [--quick] [--subjects rust,node] …` — verify, measure, write `results/benchmark.json` and the report.
 //! - `fairpair report results/benchmark.json` — regenerate `report.md` and the charts from a results file.
 //! - `fairpair report --compare OLD.json NEW.json [--fail-on-regression]` — two runs side by side, Markdown on stdout.
@@ -41,6 +41,10 @@ enum Cmd {
         /// cases then still gets every later one, so what fails does not depend on the order of the cases).
         #[arg(long)]
         every_case: bool,
+        /// How much of the contract to check: `api` (the routes, statuses, bodies and POST validation a service
+        /// implementing the API must get right) or `full` (also the transport's hardening and JSON.parse's edge cases).
+        #[arg(long, default_value = "full")]
+        level: contract::Level,
     },
     /// Verify and measure the subjects; write benchmark.json, report.md and the charts.
     Run(Box<RunArgs>),
@@ -100,9 +104,13 @@ fn main() -> ExitCode {
 
 fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
     match cmd {
-        Cmd::Verify { url, verbose, every_case } => {
+        Cmd::Verify { url, verbose, every_case, level } => {
             let on_silence = if every_case { verify::OnSilence::KeepGoing } else { verify::OnSilence::GiveUp };
-            Ok(if verify::verify_url(&url, verbose, on_silence)? { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if verify::verify_url(&url, level, verbose, on_silence)? {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Cmd::Run(args) => {
             let plan = Plan::from_args(&args)?;
@@ -129,7 +137,16 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let report = report::write(&result, &plan.out)?;
             print_summary(&result);
             eprintln!("fairpair: wrote {} and {}", path.display(), report.display());
-            Ok(ExitCode::SUCCESS)
+            // A subject asked for and not measured is a failed run, though the others' figures are written.
+            let unmeasured = result.unmeasured_subjects();
+            if unmeasured.is_empty() {
+                return Ok(ExitCode::SUCCESS);
+            }
+            eprintln!(
+                "fairpair: NOT measured (failed verification): {}; see report.md, or measure anyway with --allow-unverified",
+                unmeasured.join(", ")
+            );
+            Ok(ExitCode::FAILURE)
         }
         Cmd::Report { compare: Some(files), fail_on_regression, .. } => {
             compare_files(&files[0], &files[1], fail_on_regression)
@@ -180,8 +197,9 @@ fn open_loop_tool(plan: &Plan) -> &'static str {
 
 /// The summary table on stdout: one line per cell and subject; `cap. %` is the share of the loader's measured capacity.
 fn print_summary(b: &fairpair::schema::Benchmark) {
+    let b = &report::marked(b);
     println!(
-        "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
+        "{:<20} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
         "subject", "scenario", "conns", "req/s", "cap. %", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
     );
     for s in &b.summaries {
@@ -198,7 +216,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             .map(|f| f.kind.as_str())
             .collect();
         println!(
-            "{:<14} {:<8} {:>5} {:>12} {:>8} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
+            "{:<20} {:<8} {:>5} {:>12} {:>8} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
             s.subject,
             s.scenario,
             s.connections,
@@ -220,7 +238,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
     }
     for m in &b.memory_summaries {
         println!(
-            "{:<14} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({} processes), start-up {:.0} ms",
+            "{:<20} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({} processes), start-up {:.0} ms",
             m.subject,
             m.idle_rss_kib.median / 1024.0,
             m.after_rss_kib.median / 1024.0,

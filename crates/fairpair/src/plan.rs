@@ -95,6 +95,13 @@ pub struct RunArgs {
     /// Measure subjects that fail verification (the report marks them unverified).
     #[arg(long)]
     pub allow_unverified: bool,
+    /// The subject every ratio is taken against [default: the first built-in subject that implements the API].
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Contract level to verify the subjects at: `api` or `full` [default: api for custom subjects, full for the
+    /// built-in ones, which implement the whole contract].
+    #[arg(long)]
+    pub level: Option<contract::Level>,
     /// Path of the Rust server binary [default: users-server next to this executable].
     #[arg(long)]
     pub users_server: Option<PathBuf>,
@@ -105,9 +112,10 @@ pub struct RunArgs {
     /// writes it].
     #[arg(long)]
     pub go_server: Option<PathBuf>,
-    /// Path of the Node server script.
-    #[arg(long, default_value = "servers-node/server.js")]
-    pub node_server: PathBuf,
+    /// Path of the Node server script [default: servers-node/server.js of the project this executable was built in
+    /// (found from its own path, so that fairpair runs from any directory), else of the current directory].
+    #[arg(long)]
+    pub node_server: Option<PathBuf>,
     /// The node executable.
     #[arg(long, default_value = "node")]
     pub node: String,
@@ -185,6 +193,9 @@ pub struct Plan {
     pub loader_cpus: Vec<usize>,
     pub loader_threads: u32,
     pub open_loop_fractions: Vec<f64>,
+    /// Whether an open-loop tool (oha or autocannon) is installed: without one the phase is skipped, so it is not
+    /// estimated either.
+    pub open_loop_tool: bool,
     pub open_loop_duration_s: u64,
     pub memory_repeats: u32,
     pub memory_duration_s: u64,
@@ -200,6 +211,10 @@ pub struct Plan {
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
     pub allow_unverified: bool,
+    /// `--baseline`, checked to name a subject; `None` lets the report choose (see `report::baseline`).
+    pub baseline: Option<String>,
+    /// `--level`, when given; otherwise each subject's own default (see [`Plan::level_for`]).
+    pub level: Option<contract::Level>,
     pub start_timeout_s: u64,
     pub out: PathBuf,
     /// Planned things left out, and why.
@@ -295,6 +310,10 @@ impl Plan {
         let users_server = sibling("users-server", &args.users_server);
         let ceiling = sibling("ceiling", &args.ceiling);
         let go_server = sibling("../go/users-server-go", &args.go_server);
+        let node_server = args.node_server.clone().unwrap_or_else(|| {
+            let exe = std::env::current_exe().ok();
+            project_file(exe.as_deref(), Path::new("servers-node/server.js"))
+        });
         let capacity_target = ceiling.is_file().then(|| ceiling.clone());
         let multi_ok = server_n >= 2;
         let names: Vec<String> = match &args.subjects {
@@ -329,7 +348,7 @@ impl Plan {
                 Ok(vec![existing(&users_server, "the Rust server", "cargo build --release -p users-server")?])
             };
             let node = || -> Result<Vec<String>> {
-                Ok(vec![args.node.clone(), existing(&args.node_server, "the Node server", "check --node-server")?])
+                Ok(vec![args.node.clone(), existing(&node_server, "the Node server", "check --node-server")?])
             };
             let go = || -> Result<Vec<String>> {
                 Ok(vec![existing(&go_server, "the Go server", "build it with scripts/build-go, or give --go-server")?])
@@ -368,6 +387,22 @@ impl Plan {
                 .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
             let name = name.trim();
             check_name("--subject", name)?;
+            if subjects.iter().any(|s| s.name == name) {
+                return Err(usage(format!("--subject {name}: a subject of that name already exists")));
+            }
+            // A URL: a service that is already running, which the harness loads but does not start.
+            if command.starts_with("http://") {
+                let addr = crate::verify::parse_url(command)?;
+                subjects.push(SubjectSpec {
+                    name: name.to_string(),
+                    kind: Kind::External { url: command.trim_end_matches('/').to_string(), addr },
+                    workers: None,
+                    get_only: false,
+                    ready_path: args.ready_path.clone(),
+                    per_worker_store: false,
+                });
+                continue;
+            }
             if !command.contains("{port}") {
                 return Err(usage(format!("--subject {name}: the command must contain {{port}}")));
             }
@@ -386,6 +421,17 @@ impl Plan {
         if subjects.is_empty() {
             return Err(usage("no subject left to measure"));
         }
+        let baseline = match &args.baseline {
+            Some(name) if subjects.iter().any(|s| &s.name == name && !s.get_only) => Some(name.clone()),
+            Some(name) => {
+                let names: Vec<&str> = subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
+                return Err(usage(format!(
+                    "--baseline {name}: not a subject of this run that implements the API (one of: {})",
+                    names.join(", ")
+                )));
+            }
+            None => None,
+        };
 
         // Scenarios.
         let mut scenarios = Vec::new();
@@ -464,6 +510,7 @@ impl Plan {
             loader_cpus,
             loader_threads,
             open_loop_fractions,
+            open_loop_tool: crate::tools::installed("oha") || crate::tools::installed("autocannon"),
             open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
             memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
             memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
@@ -475,6 +522,8 @@ impl Plan {
             idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
             idle_threshold_percent: args.idle_threshold,
             allow_unverified: args.allow_unverified,
+            level: args.level,
+            baseline,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
             skipped,
@@ -488,15 +537,16 @@ impl Plan {
 
     /// Subjects that take part in the open-loop phase (those measured on `get` at the lowest connection count).
     pub fn open_loop_runs(&self) -> usize {
-        if self.scenarios.iter().any(|s| s.name == "get") {
+        if self.open_loop_tool && self.scenarios.iter().any(|s| s.name == "get") {
             self.subjects.len() * self.open_loop_fractions.len()
         } else {
             0
         }
     }
 
+    /// Memory runs start a fresh process each, so a running service (`--subject NAME=http://…`) has none.
     pub fn memory_runs(&self) -> usize {
-        self.subjects.len() * self.memory_repeats as usize
+        self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.memory_repeats as usize
     }
 
     /// Estimated seconds for each phase.
@@ -516,6 +566,37 @@ impl Plan {
 
     pub fn estimate_total(&self) -> f64 {
         self.estimate().total()
+    }
+
+    /// The plan without the subjects that will not be measured (`measurable[i]` false, as preflight decides): their
+    /// runs are neither announced, nor shown as progress, nor counted in the estimate. Cells left with no subject
+    /// go too.
+    pub fn only_measurable(&self, measurable: &[bool]) -> Plan {
+        let mut new_index = vec![None; self.subjects.len()];
+        let mut subjects = Vec::new();
+        for (i, spec) in self.subjects.iter().enumerate() {
+            if measurable.get(i).copied().unwrap_or(true) {
+                new_index[i] = Some(subjects.len());
+                subjects.push(spec.clone());
+            }
+        }
+        let cells = self
+            .cells
+            .iter()
+            .map(|c| Cell { subjects: c.subjects.iter().filter_map(|&i| new_index[i]).collect(), ..c.clone() })
+            .filter(|c| !c.subjects.is_empty())
+            .collect();
+        Plan { subjects, cells, ..self.clone() }
+    }
+
+    /// The contract level a subject is verified at: `--level` when given, else `full` for our own servers (they
+    /// implement all of it) and `api` for a user's service (a real service implements the API, not our transport
+    /// hardening, and the load only exercises the API).
+    pub fn level_for(&self, spec: &SubjectSpec) -> contract::Level {
+        self.level.unwrap_or(match spec.kind {
+            Kind::Builtin { .. } => contract::Level::Full,
+            Kind::Custom { .. } | Kind::External { .. } => contract::Level::Api,
+        })
     }
 
     /// How a subject is started: on the server CPUs when pinning, with this store size.
@@ -578,6 +659,39 @@ impl Estimate {
     pub fn total(&self) -> f64 {
         self.preflight + self.load + self.open_loop + self.memory
     }
+
+    /// When the measured load is under half of the estimate, which phase takes most of it and how to shorten it:
+    /// `--duration 3` alone leaves the warm-up, open-loop and memory phases at their defaults, and they then make
+    /// most of the time, which surprises.
+    pub fn dominant_note(&self) -> Option<String> {
+        let total = self.total();
+        if total <= 0.0 || self.load >= total / 2.0 {
+            return None;
+        }
+        let phases = [
+            (self.preflight, "preflight (verification and calibration)", "it does not shrink with --duration"),
+            (self.open_loop, "the open-loop phase", "--open-loop-duration N, or --open-loop-rates 0 to skip it"),
+            (self.memory, "the memory phase", "--memory-repeats N and --memory-duration N, or --memory-repeats 0"),
+        ];
+        let (seconds, what, how) = phases.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+        Some(format!(
+            "most of the estimate is not the measured load ({:.0} of {:.0} s): {what} takes {:.0} s ({how}); \
+             --warmup N shortens each run's warm-up",
+            self.load, total, seconds
+        ))
+    }
+}
+
+/// A file of the project (`relative` to its root) found from the executable's path: the nearest directory above
+/// `exe` that has it (`target/release/fairpair` → the checkout it was built in). Falls back to `relative` itself,
+/// resolved from the current directory, when no such directory exists (an installed copy, say).
+pub fn project_file(exe: Option<&Path>, relative: &Path) -> PathBuf {
+    exe.into_iter()
+        .flat_map(Path::ancestors)
+        .skip(1)
+        .map(|dir| dir.join(relative))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| relative.to_path_buf())
 }
 
 fn existing(path: &Path, what: &str, hint: &str) -> Result<String> {
@@ -652,6 +766,103 @@ mod tests {
         let mut argv = vec!["fairpair", "--users-server", &exe, "--ceiling", &exe, "--node-server", &exe];
         argv.extend(words);
         Plan::for_cpus(&Wrapper::try_parse_from(argv).unwrap().args, allowed.to_vec())
+    }
+
+    #[test]
+    fn a_subject_that_will_not_be_measured_leaves_the_plan_and_its_estimate() {
+        let p = plan(&["--subjects", "rust,node", "--subject", "mine=python3 mine.py {port}"]).unwrap();
+        let mine = p.subjects.iter().position(|s| s.name == "mine").unwrap();
+        let mut measurable = vec![true; p.subjects.len()];
+        measurable[mine] = false;
+        let q = p.only_measurable(&measurable);
+        let names: Vec<&str> = q.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["rust", "node"]);
+        assert!(q.cells.iter().all(|c| c.subjects.iter().all(|&i| i < q.subjects.len())));
+        // Every cell had all three subjects (POST too: none is GET-only), so a third of the runs go.
+        assert_eq!(q.load_runs() * 3, p.load_runs() * 2);
+        assert_eq!(q.memory_runs() * 3, p.memory_runs() * 2);
+        assert!(q.estimate().load < p.estimate().load && q.estimate().memory < p.estimate().memory);
+        // Nobody measurable: no cell, no run.
+        let none = p.only_measurable(&vec![false; p.subjects.len()]);
+        assert!(none.cells.is_empty() && none.load_runs() == 0 && none.memory_runs() == 0);
+    }
+
+    #[test]
+    fn the_baseline_must_be_a_subject_that_implements_the_api() {
+        let p = plan(&["--subjects", "rust,node,ceiling", "--baseline", "node"]).unwrap();
+        assert_eq!(p.baseline.as_deref(), Some("node"));
+        assert_eq!(plan(&["--subjects", "rust,node"]).unwrap().baseline, None, "the report chooses");
+        for bad in ["ceiling", "nobody"] {
+            let err = plan(&["--subjects", "rust,node,ceiling", "--baseline", bad]).unwrap_err().to_string();
+            assert!(err.contains("--baseline") && err.contains("one of: rust, node"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn the_node_server_is_found_from_the_executable_not_the_current_directory() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
+        let exe = root.join("target/release/fairpair");
+        let found = project_file(Some(&exe), Path::new("servers-node/server.js"));
+        assert_eq!(found, root.join("servers-node/server.js"));
+        // Nowhere above the executable: the path as given, for the current directory.
+        let lost = project_file(Some(Path::new("/nonexistent/bin/fairpair")), Path::new("servers-node/server.js"));
+        assert_eq!(lost, Path::new("servers-node/server.js"));
+    }
+
+    #[test]
+    fn a_phase_without_its_tool_is_not_estimated() {
+        let mut p = plan(&["--subjects", "rust,node", "--open-loop-rates", "0.5,0.8"]).unwrap();
+        p.open_loop_tool = true;
+        assert_eq!(p.open_loop_runs(), 4);
+        assert!(p.estimate().open_loop > 0.0);
+        p.open_loop_tool = false;
+        assert_eq!(p.open_loop_runs(), 0);
+        assert_eq!(p.estimate().open_loop, 0.0);
+    }
+
+    #[test]
+    fn a_short_duration_says_what_dominates_the_estimate() {
+        let e = Estimate { preflight: 20.0, load: 60.0, open_loop: 100.0, memory: 150.0 };
+        let note = e.dominant_note().unwrap();
+        assert!(note.starts_with("most of the estimate is not the measured load (60 of 330 s): the memory phase"));
+        assert!(note.contains("--memory-repeats"), "{note}");
+        let e = Estimate { preflight: 20.0, load: 600.0, open_loop: 100.0, memory: 150.0 };
+        assert_eq!(e.dominant_note(), None, "the load dominates: nothing to say");
+        // As the issue found it: --duration 3 --repeats 1 --scenarios get, other phases at their defaults.
+        let mut p =
+            plan(&["--subjects", "rust,node", "--duration", "3", "--repeats", "1", "--scenarios", "get"]).unwrap();
+        p.open_loop_tool = true;
+        assert!(p.estimate().dominant_note().is_some());
+    }
+
+    #[test]
+    fn a_running_service_is_a_subject_the_harness_does_not_start() {
+        let p =
+            plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
+        let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
+        assert!(
+            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
+        );
+        assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
+        assert_eq!(p.level_for(svc), contract::Level::Api);
+        assert_eq!(p.memory_runs(), 2, "memory runs for rust only");
+        assert!(p.cells.iter().all(|c| c.subjects.len() == 2), "loaded like the others");
+        let err = plan(&["--subject", "svc=http://127.0.0.1:8000/users"]).unwrap_err().to_string();
+        assert!(err.contains("without a path"), "{err}");
+    }
+
+    #[test]
+    fn custom_subjects_are_verified_at_api_and_ours_at_full_unless_a_level_is_given() {
+        use contract::Level::{Api, Full};
+        let words = ["--subjects", "rust", "--subject", "mine=python3 mine.py {port}"];
+        let p = plan(&words).unwrap();
+        let levels: Vec<(&str, contract::Level)> =
+            p.subjects.iter().map(|s| (s.name.as_str(), p.level_for(s))).collect();
+        assert_eq!(levels, [("rust", Full), ("mine", Api)]);
+        let p = plan(&[&words[..], &["--level", "full"]].concat()).unwrap();
+        assert!(p.subjects.iter().all(|s| p.level_for(s) == Full));
+        let p = plan(&[&words[..], &["--level", "api"]].concat()).unwrap();
+        assert!(p.subjects.iter().all(|s| p.level_for(s) == Api));
     }
 
     #[test]

@@ -88,9 +88,16 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         record: Preflight { loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT, ..Preflight::default() },
     };
     for (i, spec) in plan.subjects.iter().enumerate() {
-        (stage.say)(format!("verifying {}", spec.name));
+        if spec.implements_contract() {
+            (stage.say)(format!("verifying {} (contract level {})", spec.name, plan.level_for(spec)));
+        }
         let measurable = verify_one(plan, spec, &mut out)?;
         out.measurable[i] = measurable;
+        // Said at once, not only in the report: a subject that will not be measured is the first thing to know.
+        let verification = &out.subjects.last().expect("verify_one records the subject").verification;
+        if let Some(line) = verdict_line(&spec.name, verification, measurable) {
+            (stage.say)(line);
+        }
     }
     measure_capacities(plan, stage, &mut out);
     calibrate_store(plan, stage, &mut out);
@@ -150,10 +157,34 @@ fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
     }
 }
 
+/// What the console says about a subject's verification; nothing for one the contract does not apply to.
+pub fn verdict_line(name: &str, v: &crate::schema::Verification, measurable: bool) -> Option<String> {
+    let first = v.failures.first().map(|f| format!(", e.g. {f}")).unwrap_or_default();
+    match v.status.as_str() {
+        "passed" => Some(format!("{name}: verified at level {} ({} cases passed)", v.level, v.passed)),
+        "failed" if measurable => Some(format!(
+            "{name}: FAILED verification at level {} ({} of {} cases{first}); measured anyway (--allow-unverified), \
+             and marked UNVERIFIED in every table and chart",
+            v.level,
+            v.failed,
+            v.passed + v.failed
+        )),
+        "failed" => Some(format!(
+            "{name}: FAILED verification at level {} ({} of {} cases{first}); it will NOT be measured \
+             (fairpair verify --level {} URL shows why; --allow-unverified measures it anyway)",
+            v.level,
+            v.failed,
+            v.passed + v.failed,
+            v.level
+        )),
+        _ => None,
+    }
+}
+
 /// Verifies one subject; returns whether it may be measured.
 fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool> {
-    let mut verification =
-        verify::verify_subject(spec, &plan.start_options(None)).with_context(|| format!("verifying {}", spec.name))?;
+    let mut verification = verify::verify_subject(spec, &plan.start_options(None), plan.level_for(spec))
+        .with_context(|| format!("verifying {}", spec.name))?;
     let mut measurable = true;
     if verification.status == "failed" {
         let first = verification.failures.first().cloned().unwrap_or_default();
@@ -182,6 +213,7 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
         kind: match spec.kind {
             Kind::Builtin { .. } => "builtin".into(),
             Kind::Custom { .. } => "custom".into(),
+            Kind::External { .. } => "external".into(),
         },
         command: spec.command_template(),
         workers: spec.workers,
@@ -454,6 +486,37 @@ pub fn store_sentence(s: &StoreSizing) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::schema::Verification;
+
+    fn verification(status: &str, level: contract::Level) -> Verification {
+        Verification {
+            status: status.into(),
+            level,
+            passed: 40,
+            failed: if status == "failed" { 2 } else { 0 },
+            skipped: 0,
+            failures: vec!["post-name-empty: status: expected 400, got 201".into()],
+            measured_unverified: false,
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn the_console_says_which_subject_fails_and_that_it_is_not_measured() {
+        let failed = verification("failed", contract::Level::Api);
+        let line = verdict_line("mine", &failed, false).unwrap();
+        assert!(
+            line.starts_with("mine: FAILED verification at level api (2 of 42 cases, e.g. post-name-empty"),
+            "{line}"
+        );
+        assert!(line.contains("will NOT be measured"), "{line}");
+        let line = verdict_line("mine", &failed, true).unwrap();
+        assert!(line.contains("measured anyway") && line.contains("UNVERIFIED"), "{line}");
+        let passed = verdict_line("rust", &verification("passed", contract::Level::Full), true).unwrap();
+        assert_eq!(passed, "rust: verified at level full (40 cases passed)");
+        assert_eq!(verdict_line("ceiling", &verification("not-applicable", contract::Level::Full), true), None);
+    }
+
     use super::*;
     use crate::tools::wrk::Wrk;
 

@@ -42,8 +42,50 @@ pub fn write(bench: &Benchmark, dir: &Path) -> Result<std::path::PathBuf> {
     Ok(path)
 }
 
+/// What an `--allow-unverified` subject is called in every table and chart.
+pub fn unverified_label(name: &str) -> String {
+    format!("{name} (UNVERIFIED)")
+}
+
+/// The benchmark with every unverified subject renamed to [`unverified_label`]: the report and the console summary
+/// are drawn from this copy, so that no table row, chart label or verdict line can leave the mark out (each
+/// section would otherwise have to remember it). `benchmark.json` keeps the plain names.
+pub fn marked(b: &Benchmark) -> Benchmark {
+    let mut b = b.clone();
+    let unverified: Vec<String> =
+        b.subjects.iter().filter(|s| s.verification.measured_unverified).map(|s| s.name.clone()).collect();
+    let mark = |name: &mut String| {
+        if unverified.contains(name) {
+            *name = unverified_label(name);
+        }
+    };
+    b.subjects.iter_mut().for_each(|s| mark(&mut s.name));
+    if let Some(base) = b.settings.baseline.as_mut() {
+        mark(base);
+    }
+    b.runs.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.open_loop.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.memory.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.summaries.iter_mut().for_each(|s| mark(&mut s.subject));
+    b.memory_summaries.iter_mut().for_each(|s| mark(&mut s.subject));
+    for f in b.flags.iter_mut() {
+        // Flag messages open with the subject's name ("beta get at 8 connections: …").
+        if unverified.contains(&f.subject) && f.message.starts_with(&format!("{} ", f.subject)) {
+            f.message = format!("{}{}", unverified_label(&f.subject), &f.message[f.subject.len()..]);
+        }
+        mark(&mut f.subject);
+    }
+    b
+}
+
+/// Whether `name` is a running service fairpair did not start (`--subject NAME=http://…`).
+fn is_external(b: &Benchmark, name: &str) -> bool {
+    b.subjects.iter().any(|s| s.name == name && s.kind == "external")
+}
+
 /// The report's Markdown and its charts (file name, SVG text): one section after another.
 pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
+    let b = &marked(b);
     let mut md = String::new();
     let mut charts = Vec::new();
     let subjects: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
@@ -170,7 +212,8 @@ fn method(md: &mut String, b: &Benchmark) {
          processes, {} ms after the first 200, and right after {} s of GET at {} connections.",
         s.memory_repeats, s.memory_settle_ms, s.memory_duration_s, s.memory_connections
     );
-    let _ = writeln!(md, "- Command: `{}`", s.argv.join(" "));
+    // Quoted as a shell would need it, so that the line can be pasted back (`--subject mine='python3 mine.py {port}'`).
+    let _ = writeln!(md, "- Command: `{}`", crate::tools::shell_words(&s.argv));
 }
 
 /// What preflight measured: the loader's capacity, the POST rates and the store size chosen from them.
@@ -243,11 +286,11 @@ fn subjects_section(md: &mut String, b: &Benchmark) {
     for sub in &b.subjects {
         let v = &sub.verification;
         let contract = match v.status.as_str() {
-            "passed" => format!("verified: {} passed, {} skipped", v.passed, v.skipped),
+            "passed" => format!("verified at level {}: {} passed, {} skipped", v.level, v.passed, v.skipped),
             "failed" if v.measured_unverified => {
-                format!("**UNVERIFIED**: {} failed (measured with --allow-unverified)", v.failed)
+                format!("**UNVERIFIED** at level {}: {} failed (measured with --allow-unverified)", v.level, v.failed)
             }
-            "failed" => format!("failed {} cases: not measured", v.failed),
+            "failed" => format!("failed {} cases at level {}: not measured", v.failed, v.level),
             _ => "not applicable (fixed-response baseline, GET only)".into(),
         };
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
@@ -287,41 +330,78 @@ fn commands(md: &mut String, b: &Benchmark) {
     }
 }
 
-/// The first two subjects that implement the contract (rust / node by default): the table's ratio column.
-fn ratio_pair(b: &Benchmark) -> Vec<&str> {
-    b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect()
+/// The subject every ratio is taken against: `--baseline`, else the first built-in subject that implements the API
+/// (rust by default), else the first that implements it. `None` when no subject implements it.
+pub fn baseline(b: &Benchmark) -> Option<&str> {
+    let api: Vec<&crate::schema::SubjectRecord> = b.subjects.iter().filter(|s| !s.get_only).collect();
+    let given = b.settings.baseline.as_deref().and_then(|n| api.iter().find(|s| s.name == n));
+    let builtin = api.iter().find(|s| s.kind == "builtin");
+    given.or(builtin).or(api.first()).map(|s| s.name.as_str())
+}
+
+/// `a / b` when both were measured and positive; `None` where a ratio would mean nothing (a subject with no
+/// throughput figure, or a zero), so that no table prints `0.00×` for "not measured".
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite()).then(|| a / b)
+}
+
+/// A percentage: whole numbers, but two significant digits below 10 % (`0.96 %`, never `0 %` for a small share).
+fn percent_text(p: f64) -> String {
+    if p >= 10.0 {
+        format!("{p:.0}")
+    } else if p >= 1.0 {
+        format!("{p:.1}")
+    } else if p > 0.0 {
+        let decimals = (1 - p.log10().floor() as i32) as usize;
+        format!("{p:.decimals$}")
+    } else {
+        "—".into()
+    }
+}
+
+/// A ratio with two significant digits at least: `2.10`, `0.48`, `0.0096` (never `0.00` for a small one).
+pub fn ratio_text(r: f64) -> String {
+    if r <= 0.0 || !r.is_finite() {
+        return "—".into();
+    }
+    let decimals = if r >= 0.1 { 2 } else { (1 - r.log10().floor() as i32).max(2) as usize };
+    format!("{r:.decimals$}")
 }
 
 fn throughput(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
     let measured = b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty());
     let share = if measured { ", then the share of the loader's capacity (see *Preflight*)" } else { "" };
+    let base = baseline(b);
+    let against = base.map_or(String::new(), |n| format!(" Ratios are against {n} (`--baseline`)."));
     let _ = writeln!(
         md,
         "\n## Throughput (requests/s)\n\nMedian [min–max], CV in parentheses{share}. Only runs whose every response \
-         had the expected status count (see *Left out*).\n"
+         had the expected status count (see *Left out*).{against}\n"
     );
-    let pair = ratio_pair(b);
+    let others: Vec<&str> =
+        b.subjects.iter().filter(|s| !s.get_only && Some(s.name.as_str()) != base).map(|s| s.name.as_str()).collect();
     let _ = write!(md, "| scenario | connections |");
     for name in subjects {
         let _ = write!(md, " {name} |");
     }
-    if let [x, y] = pair[..] {
-        let _ = write!(md, " {x} / {y} |");
+    let base = base.unwrap_or_default();
+    for other in &others {
+        let _ = write!(md, " {other} / {base} |");
     }
-    let _ = writeln!(md, "\n|---|---:|{}", "---:|".repeat(subjects.len() + usize::from(pair.len() == 2)));
+    let _ = writeln!(md, "\n|---|---:|{}", "---:|".repeat(subjects.len() + others.len()));
     for (scenario, conns) in cells {
         let _ = write!(md, "| {scenario} | {conns} |");
         for name in subjects {
             let _ = write!(md, " {} |", throughput_cell(b, name, scenario, *conns));
         }
-        if let [x, y] = pair[..] {
-            let ratio = match (find(&b.summaries, x, scenario, *conns), find(&b.summaries, y, scenario, *conns)) {
-                (Some(a), Some(c)) if c.requests_per_sec.median > 0.0 => {
-                    Bound::of(a, c, true).format(a.requests_per_sec.median / c.requests_per_sec.median)
-                }
+        for other in &others {
+            let (a, c) = (find(&b.summaries, other, scenario, *conns), find(&b.summaries, base, scenario, *conns));
+            let text = match (a, c) {
+                (Some(a), Some(c)) => ratio(a.requests_per_sec.median, c.requests_per_sec.median)
+                    .map_or("—".into(), |r| Bound::of(a, c, true).format(r)),
                 _ => "—".into(),
             };
-            let _ = write!(md, " {ratio} |");
+            let _ = write!(md, " {text} |");
         }
         let _ = writeln!(md);
     }
@@ -392,10 +472,11 @@ fn cpu(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str
     for (scenario, conns) in cells {
         for name in subjects {
             if let Some(s) = find(&b.summaries, name, scenario, *conns) {
-                let cpu = s
-                    .server_cpu_us_per_request
-                    .as_ref()
-                    .map_or("—".into(), |c| format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max));
+                let cpu = match &s.server_cpu_us_per_request {
+                    Some(c) => format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max),
+                    None if is_external(b, name) => "not measured (a running service)".into(),
+                    None => "—".into(),
+                };
                 let steal = s.steal_percent_max.map_or("—".into(), |v| format!("{v:.1}"));
                 let backlog = s.listen_backlog.map_or("—".into(), |v| v.to_string());
                 let _ = writeln!(
@@ -449,6 +530,13 @@ fn memory(md: &mut String, b: &Benchmark) -> bool {
         md,
         "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
     );
+    for sub in b.subjects.iter().filter(|s| s.kind == "external") {
+        let _ = writeln!(
+            md,
+            "| {} | not measured (a running service fairpair did not start) | | | | | | not measured |",
+            sub.name
+        );
+    }
     for m in &b.memory_summaries {
         let _ = writeln!(
             md,
@@ -476,19 +564,22 @@ fn ratios(md: &mut String, b: &Benchmark, cells: &[(String, u32)]) {
     );
     let contract_subjects: Vec<&str> = b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
     let mut any = false;
-    for (i, a) in contract_subjects.iter().enumerate() {
-        for other in &contract_subjects[i + 1..] {
-            for (scenario, conns) in cells {
-                let (Some(sa), Some(sb)) =
-                    (find(&b.summaries, a, scenario, *conns), find(&b.summaries, other, scenario, *conns))
-                else {
-                    continue;
-                };
-                any = true;
-                cell_verdicts(md, &format!("{scenario}, {conns} connections"), sa, sb);
-            }
-            any |= memory_verdicts(md, b, a, other);
+    // Each subject against the baseline, not every pair: with a service of one's own beside rust and node, the
+    // question is how it compares with the reference.
+    let base = baseline(b).unwrap_or_default();
+    let pairs: Vec<(&str, &str)> =
+        contract_subjects.iter().filter(|n| **n != base).map(|other| (base, *other)).collect();
+    for (a, other) in pairs {
+        for (scenario, conns) in cells {
+            let (Some(sa), Some(sb)) =
+                (find(&b.summaries, a, scenario, *conns), find(&b.summaries, other, scenario, *conns))
+            else {
+                continue;
+            };
+            any = true;
+            cell_verdicts(md, &format!("{scenario}, {conns} connections"), sa, sb);
         }
+        any |= memory_verdicts(md, b, a, other);
     }
     any |= ceiling_lines(md, b, cells, &contract_subjects);
     if !any {
@@ -617,15 +708,18 @@ fn ceiling_lines(md: &mut String, b: &Benchmark, cells: &[(String, u32)], contra
             for name in contract_subjects {
                 let Some(s) = find(&b.summaries, name, scenario, *conns) else { continue };
                 any = true;
-                let share = s.requests_per_sec.median / c.requests_per_sec.median * 100.0;
+                let Some(share) = ratio(s.requests_per_sec.median, c.requests_per_sec.median).map(|r| r * 100.0) else {
+                    continue;
+                };
+                let share = percent_text(share);
                 let reaches = match Bound::of(s, c, true) {
-                    Bound::Exact => format!("reaches {share:.0} %"),
-                    Bound::AtLeast => format!("reaches at least {share:.0} % (it is loader-limited)"),
+                    Bound::Exact => format!("reaches {share} %"),
+                    Bound::AtLeast => format!("reaches at least {share} % (it is loader-limited)"),
                     Bound::AtMost => {
-                        format!("reaches at most {share:.0} % (the {} is loader-limited)", ceiling.name)
+                        format!("reaches at most {share} % (the {} is loader-limited)", ceiling.name)
                     }
                     Bound::Unknown => {
-                        format!("measured {share:.0} % (both loader-limited: not a comparison of the servers)")
+                        format!("measured {share} % (both loader-limited: not a comparison of the servers)")
                     }
                 };
                 let _ = writeln!(
@@ -715,9 +809,9 @@ impl Bound {
     /// `2.10×`, `≥ 2.10×`, `≤ 0.48×`, or a dash when both sides are limited.
     pub fn format(self, ratio: f64) -> String {
         match self {
-            Bound::Exact => format!("{ratio:.2}×"),
-            Bound::AtLeast => format!("≥ {ratio:.2}×"),
-            Bound::AtMost => format!("≤ {ratio:.2}×"),
+            Bound::Exact => format!("{}×", ratio_text(ratio)),
+            Bound::AtLeast => format!("≥ {}×", ratio_text(ratio)),
+            Bound::AtMost => format!("≤ {}×", ratio_text(ratio)),
             Bound::Unknown => "— (both loader-limited)".into(),
         }
     }
@@ -762,7 +856,7 @@ fn compare(a: &str, b: &str, sa: &Stat, sb: &Stat, higher_is_better: bool, unit:
             format!("**{winner} better by {factor:.2}×, beyond the measured noise** ({noise}; ranges do not overlap)")
         }
         Verdict::WithinNoise => format!("within the measured noise ({noise}; ranges overlap): no winner"),
-        Verdict::NoiseUnknown => format!("ratio {a}/{b} {ratio:.2}; single run, so no verdict"),
+        Verdict::NoiseUnknown => format!("ratio {a}/{b} {}; single run, so no verdict", ratio_text(ratio)),
     };
     format!("{figures} — {verdict}.")
 }
@@ -887,6 +981,8 @@ mod tests {
     /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s.
     fn with_capacity(capacity: f64) -> Benchmark {
         let mut b = golden();
+        // The golden subjects were measured unverified; plain names keep these assertions about bounds readable.
+        b.subjects.iter_mut().for_each(|s| s.verification.measured_unverified = false);
         b.preflight = Some(crate::schema::Preflight {
             loader_capacity: vec![crate::schema::LoaderCapacity {
                 scenario: "get".into(),
@@ -930,8 +1026,8 @@ mod tests {
         let limited: Vec<(&str, bool)> = b.summaries.iter().map(|s| (s.subject.as_str(), s.loader_limited)).collect();
         assert_eq!(limited, [("ceiling", true), ("alpha", true), ("beta", false)]);
         let (md, _) = render(&b);
-        assert!(md.contains("| ≥ 1.13× |"), "the table's ratio column is a bound:\n{md}");
-        assert!(!md.contains("| 1.13× |"));
+        assert!(md.contains("| beta / alpha |") && md.contains("| ≤ 0.88× |"), "the ratio column is a bound:\n{md}");
+        assert!(!md.contains("| 0.88× |"));
         assert!(md.contains("**88 % of loader: loader-limited**"), "{md}");
         assert!(md.contains("· 78 % of loader |"), "{md}");
         assert!(
@@ -944,7 +1040,7 @@ mod tests {
 
         // Ample capacity: plain ratios, and the share still shown.
         let (md, _) = render(&with_capacity(100_000.0));
-        assert!(md.contains("| 1.13× |") && md.contains("· 9 % of loader"), "{md}");
+        assert!(md.contains("| 0.88× |") && md.contains("· 9 % of loader"), "{md}");
         assert!(!md.contains("| ≥") && !md.contains("a bound, not") && !md.contains("(the headline"), "{md}");
     }
 
@@ -963,6 +1059,72 @@ mod tests {
         assert!(!md.contains("1,000,000,000 ["), "no table counts the run: {md}");
         assert!(md.contains("## Left out") && md.contains("1,000,000,000 req/s as measured"), "{md}");
         assert!(md.contains("500 responses with an error status (a version 1 file"), "{md}");
+    }
+
+    #[test]
+    fn an_unverified_subject_is_marked_in_every_table_row_and_chart_label() {
+        let mut b = golden();
+        // alpha verified, beta measured with --allow-unverified.
+        let alpha = b.subjects.iter_mut().find(|s| s.name == "alpha").unwrap();
+        alpha.verification.status = "passed".into();
+        alpha.verification.measured_unverified = false;
+        let beta = b.subjects.iter_mut().find(|s| s.name == "beta").unwrap();
+        beta.verification.status = "failed".into();
+        beta.verification.measured_unverified = true;
+        let (md, charts) = render(&b);
+        // Every table row naming beta carries the mark; count them so that a vacuous pass shows.
+        let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|') && l.contains("beta")).collect();
+        assert!(rows.len() >= 4, "{md}");
+        for row in &rows {
+            assert!(row.contains("beta (UNVERIFIED)"), "row without the mark: {row}");
+        }
+        // Verdict and flag lines (the recorded command line names the subjects as they were given).
+        let verdicts: Vec<&str> =
+            md.lines().filter(|l| l.starts_with("- ") && !l.starts_with("- Command") && l.contains("beta")).collect();
+        assert!(!verdicts.is_empty() && verdicts.iter().all(|l| l.contains("beta (UNVERIFIED)")), "{md}");
+        let svgs: Vec<&String> = charts.iter().map(|(_, svg)| svg).filter(|svg| svg.contains("beta")).collect();
+        assert!(svgs.len() >= 2, "the throughput and latency charts show beta");
+        for svg in svgs {
+            assert!(!svg.replace("beta (UNVERIFIED)", "").contains("beta"), "a chart label without the mark");
+        }
+        // The verified subjects are not marked, and the results keep the plain name.
+        assert!(!md.contains("alpha (UNVERIFIED)"));
+        assert!(b.summaries.iter().any(|s| s.subject == "beta"));
+    }
+
+    #[test]
+    fn ratios_are_against_the_baseline_and_never_a_zero() {
+        assert_eq!(ratio_text(2.104), "2.10");
+        assert_eq!(ratio_text(0.4789), "0.48");
+        assert_eq!(ratio_text(0.0096), "0.0096");
+        assert_eq!(ratio_text(0.00012), "0.00012");
+        assert_eq!(ratio_text(0.0), "—");
+        assert_eq!(percent_text(85.4), "85");
+        assert_eq!(percent_text(4.02), "4.0");
+        assert_eq!(percent_text(0.96), "0.96");
+        assert_eq!(ratio(386.0, 0.0), None);
+        assert_eq!(ratio(0.0, 40_000.0), None, "no figure is no ratio");
+
+        // beta slowed to 38 requests/s: its ratio to alpha and its share of the ceiling keep their digits.
+        let mut b = golden();
+        for s in b.subjects.iter_mut().filter(|s| !s.get_only) {
+            s.verification.status = "passed".into();
+            s.verification.measured_unverified = false;
+        }
+        for s in b.summaries.iter_mut().filter(|s| s.subject == "beta") {
+            s.requests_per_sec.median = 38.0;
+        }
+        assert_eq!(baseline(&b), Some("alpha"), "no built-in subject implements the API: the first that does");
+        let (md, _) = render(&b);
+        assert!(md.contains("| beta / alpha |"), "{md}");
+        assert!(md.contains("| 0.0043× |"), "{md}");
+        assert!(md.contains("beta reaches 0.39 % of the ceiling baseline"), "{md}");
+        assert!(!md.contains("0.00×") && !md.contains(" 0 % of"), "{md}");
+
+        // --baseline beta: the column turns round.
+        b.settings.baseline = Some("beta".into());
+        let (md, _) = render(&b);
+        assert!(md.contains("| alpha / beta |") && md.contains("Ratios are against beta"), "{md}");
     }
 
     #[test]

@@ -101,6 +101,9 @@ pub struct Settings {
     /// Idle settle time between readiness and the idle memory sample.
     pub memory_settle_ms: u64,
     pub allow_unverified: bool,
+    /// `--baseline`: the subject ratios are taken against; absent, the first built-in subject that implements the API.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<String>,
     /// The command line `fairpair` was started with.
     pub argv: Vec<String>,
 }
@@ -119,10 +122,30 @@ pub struct SubjectRecord {
     pub verification: Verification,
 }
 
+impl Benchmark {
+    /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
+    /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
+    pub fn unmeasured_subjects(&self) -> Vec<&str> {
+        self.subjects
+            .iter()
+            .filter(|s| s.verification.status == "failed" && !s.verification.measured_unverified)
+            .map(|s| s.name.as_str())
+            .collect()
+    }
+}
+
+fn full_level() -> contract::Level {
+    contract::Level::Full
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Verification {
     /// `passed`, `failed`, or `not-applicable` (the ceiling, which is not an implementation of the contract).
     pub status: String,
+    /// The contract level verified: `api` (the API only) or `full` (everything). Results written before levels
+    /// existed were verified against every case, hence the default.
+    #[serde(default = "full_level")]
+    pub level: contract::Level,
     pub passed: u32,
     pub failed: u32,
     pub skipped: u32,
@@ -514,4 +537,19 @@ pub fn upgrade_from_v1(mut b: Benchmark, summarise: impl Fn(&[LoadRun]) -> Vec<S
         b.summaries = summarise(&b.runs);
     }
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_verification_recorded_before_levels_existed_was_at_full() {
+        let old =
+            r#"{"status":"passed","passed":200,"failed":0,"skipped":3,"failures":[],"measured_unverified":false}"#;
+        let v: Verification = serde_json::from_str(old).unwrap();
+        assert_eq!(v.level, contract::Level::Full);
+        let json = serde_json::to_string(&Verification { level: contract::Level::Api, ..v }).unwrap();
+        assert!(json.contains(r#""level":"api""#), "{json}");
+    }
 }

@@ -61,6 +61,10 @@ pub enum Kind {
     Builtin { program: Vec<String>, accepts_max_users: bool, implements_contract: bool },
     /// A user's command run by `sh -c`, with `{port}` replaced by a free port the harness picked.
     Custom { template: String },
+    /// A service that is already running (`--subject NAME=http://HOST:PORT`: in a container, under a supervisor).
+    /// The harness neither starts nor stops it, so it cannot see its processes: server CPU, memory and start-up
+    /// are not measured, and the report says so instead of guessing.
+    External { url: String, addr: SocketAddr },
 }
 
 impl SubjectSpec {
@@ -69,13 +73,19 @@ impl SubjectSpec {
         match &self.kind {
             Kind::Builtin { .. } => shell_words(&self.argv("{port}", Some("{max_users}"))),
             Kind::Custom { template } => template.clone(),
+            Kind::External { url, .. } => url.clone(),
         }
+    }
+
+    /// Whether the harness starts the subject itself, and so can read its processes' CPU time and memory.
+    pub fn started_by_harness(&self) -> bool {
+        !matches!(self.kind, Kind::External { .. })
     }
 
     pub fn implements_contract(&self) -> bool {
         match &self.kind {
             Kind::Builtin { implements_contract, .. } => *implements_contract,
-            Kind::Custom { .. } => true,
+            Kind::Custom { .. } | Kind::External { .. } => true,
         }
     }
 
@@ -104,6 +114,7 @@ impl SubjectSpec {
                 let command = if simple { format!("exec {command}") } else { command };
                 vec!["sh".into(), "-c".into(), command]
             }
+            Kind::External { url, .. } => vec![url.clone()],
         }
     }
 }
@@ -131,6 +142,9 @@ pub struct Running {
 
 /// Starts `spec` and waits until it answers 200 on its ready path.
 pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
+    if let Kind::External { url, addr } = &spec.kind {
+        return attach(spec, url, *addr, opts.timeout);
+    }
     let max_users = opts.max_users.map(|m| m.to_string());
     let (argv, fixed_port) = match &spec.kind {
         Kind::Builtin { program, .. } => {
@@ -143,6 +157,7 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
             let port = free_port()?;
             (spec.argv(&port.to_string(), max_users.as_deref()), Some(port))
         }
+        Kind::External { .. } => unreachable!("attached above"),
     };
     let argv = pinned(argv, opts.cpus);
     let command = shell_words(&argv);
@@ -240,6 +255,27 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
     }
     running.startup = spawned.elapsed();
     Ok(running)
+}
+
+/// A running service the harness did not start: checked to answer 200 on its ready path, never stopped. It has no
+/// process of ours (`pid` 0 is never signalled: `terminate` returns at once without a child) and no start-up time.
+fn attach(spec: &SubjectSpec, url: &str, addr: SocketAddr, timeout: Duration) -> Result<Running> {
+    let deadline = Instant::now() + timeout;
+    while status_of(addr, &spec.ready_path) != Some(200) {
+        if Instant::now() > deadline {
+            bail!("{}: {url} gave no 200 on GET {} within {timeout:?} (--ready-path)", spec.name, spec.ready_path);
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+    Ok(Running {
+        child: None,
+        name: spec.name.clone(),
+        pid: 0,
+        addr,
+        startup: Duration::ZERO,
+        command: url.to_string(),
+        stderr_tail: Arc::new(Mutex::new(VecDeque::new())),
+    })
 }
 
 /// Reads `HOST:PORT` from `listening on http://HOST:PORT (…)`.

@@ -8,16 +8,16 @@ use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
 
 use anyhow::Result;
-use contract::{CaseResult, Requires, Verdict};
+use contract::{CaseResult, Level, Requires, Verdict};
 
 use crate::schema::Verification;
 use crate::subject::{self, StartOptions, SubjectSpec};
 use crate::usage;
 
-/// Runs every embedded case against `addr`, a server started with `settings`; cases needing other settings are
-/// reported as skipped, never as passed.
-pub fn run_cases(addr: SocketAddr, settings: &Requires) -> Vec<CaseResult> {
-    run_some(addr, settings, OnSilence::GiveUp, |_| true, &mut |_, _| {})
+/// Runs every embedded case up to `level` against `addr`, a server started with `settings`; cases needing other
+/// settings are reported as skipped, never as passed. Cases above the level are not run at all.
+pub fn run_cases(addr: SocketAddr, settings: &Requires, level: Level) -> Vec<CaseResult> {
+    run_some(addr, settings, OnSilence::GiveUp, |c| c.level <= level, &mut |_, _| {})
 }
 
 /// After this many cases in a row without any response, the server is taken as gone: the remaining cases are
@@ -79,49 +79,62 @@ pub fn print(results: &[CaseResult], out: &mut dyn Write) -> std::io::Result<()>
     writeln!(out, "{}", tally_line(results))
 }
 
-/// One contract rule that some cases failed: the rule's sentence, and the failing and total cases that check it.
+/// One contract rule that some cases failed: its `rule_id`, the rule's sentence (of its first failing case), and the
+/// failing and total cases that check it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailedRule {
+    pub rule_id: String,
     pub rule: String,
     pub failed: Vec<String>,
     pub cases: usize,
 }
 
-/// Groups the failures by the contract rule their case checks, in the order of `cases.json`.
+/// Groups the failures by the `rule_id` of their case, in the order of `cases.json`; only cases in `results` count.
 pub fn failed_rules(results: &[CaseResult]) -> Vec<FailedRule> {
     let mut rules: Vec<FailedRule> = Vec::new();
     for case in contract::cases() {
         let Some(result) = results.iter().find(|r| r.name == case.name) else { continue };
-        let index = match rules.iter().position(|r| r.rule == case.rule) {
+        let index = match rules.iter().position(|r| r.rule_id == case.rule_id) {
             Some(index) => index,
             None => {
-                rules.push(FailedRule { rule: case.rule.clone(), failed: vec![], cases: 0 });
+                let rule = FailedRule { rule_id: case.rule_id.clone(), rule: String::new(), failed: vec![], cases: 0 };
+                rules.push(rule);
                 rules.len() - 1
             }
         };
-        rules[index].cases += 1;
+        let rule = &mut rules[index];
+        rule.cases += 1;
         if matches!(result.verdict, Verdict::Failed(_)) {
-            rules[index].failed.push(case.name.clone());
+            if rule.failed.is_empty() {
+                rule.rule = case.rule.clone();
+            }
+            rule.failed.push(case.name.clone());
         }
     }
     rules.retain(|r| !r.failed.is_empty());
     rules
 }
 
-/// Prints one line per failing rule (the rule, how many of its cases failed, which), then the tally line: a short
-/// answer to "what does this server not do?", where `print` answers "what exactly went wrong?".
+/// How many failing case names one summary line shows before "and N more": the line is a summary, `--verbose`
+/// has them all.
+const NAMES_PER_RULE: usize = 3;
+
+/// Prints one line per failing rule (its id, how many of its cases failed, the first few, and the rule's sentence),
+/// then the tally line: a short answer to "what does this server not do?", where `print` answers "what exactly
+/// went wrong?".
 pub fn print_by_rule(results: &[CaseResult], out: &mut dyn Write) -> std::io::Result<()> {
     for rule in failed_rules(results) {
-        writeln!(
-            out,
-            "FAIL  {} ({} of {} cases: {})",
-            rule.rule,
-            rule.failed.len(),
-            rule.cases,
-            rule.failed.join(", ")
-        )?;
+        writeln!(out, "{}", rule_line(&rule))?;
     }
     writeln!(out, "{}", tally_line(results))
+}
+
+/// `FAIL  post-json: 3 of 30 cases (a, b, c and 1 more): POST rule 3: …`
+pub fn rule_line(rule: &FailedRule) -> String {
+    let shown = rule.failed.iter().take(NAMES_PER_RULE).cloned().collect::<Vec<_>>().join(", ");
+    let more = rule.failed.len().saturating_sub(NAMES_PER_RULE);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("FAIL  {}: {} of {} cases ({shown}{more}): {}", rule.rule_id, rule.failed.len(), rule.cases, rule.rule)
 }
 
 pub fn tally_line(results: &[CaseResult]) -> String {
@@ -157,31 +170,41 @@ pub fn parse_url(url: &str) -> Result<SocketAddr> {
 /// `fairpair verify URL`: true when every case that could run passed. By default it prints one line per failing
 /// rule; `verbose` prints every case as it runs, with its time and every mismatch. `on_silence` says whether to go
 /// on after a run of unanswered cases.
-pub fn verify_url(url: &str, verbose: bool, on_silence: OnSilence) -> Result<bool> {
+pub fn verify_url(url: &str, level: Level, verbose: bool, on_silence: OnSilence) -> Result<bool> {
     let addr = parse_url(url)?;
     // One clear line instead of two hundred identical failures when nothing listens there.
     std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(5))
         .map_err(|e| anyhow::anyhow!("cannot connect to {addr}: {e}"))?;
+    println!("contract level {level}: {}", level_sentence(level));
     let results = if verbose {
-        let results = run_some(addr, &Requires::default(), on_silence, |_| true, &mut |r, took| {
+        let results = run_some(addr, &Requires::default(), on_silence, |c| c.level <= level, &mut |r, took| {
             println!("{r} ({} ms)", took.as_millis());
         });
         println!("{}", tally_line(&results));
         results
     } else {
-        let results = run_some(addr, &Requires::default(), on_silence, |_| true, &mut |_, _| {});
+        let results = run_some(addr, &Requires::default(), on_silence, |c| c.level <= level, &mut |_, _| {});
         print_by_rule(&results, &mut std::io::stdout())?;
         results
     };
     Ok(contract::tally(&results).1 == 0)
 }
 
-/// Verifies a subject the harness starts itself: once with its default settings and, for servers that take
-/// `--max-users`, once more with a full store (`--max-users 10000`) for the cases that need one.
-pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verification> {
+/// What a level covers, in a few words, for the console and the report.
+pub fn level_sentence(level: Level) -> &'static str {
+    match level {
+        Level::Api => "the API's routes, statuses, bodies and POST validation; not the transport's hardening",
+        Level::Full => "every case: the API, the transport's hardening and JSON.parse's edge cases",
+    }
+}
+
+/// Verifies a subject the harness starts itself at `level`: once with its default settings and, for servers that
+/// take `--max-users`, once more with a full store (`--max-users 10000`) for the cases that need one.
+pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> Result<Verification> {
     if !spec.implements_contract() {
         return Ok(Verification {
             status: "not-applicable".into(),
+            level,
             passed: 0,
             failed: 0,
             skipped: 0,
@@ -192,9 +215,10 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verific
     }
     let mut results = Vec::new();
     let server = subject::start(spec, &StartOptions { max_users: None, ..opts.clone() })?;
-    let all = run_cases(server.addr, &Requires::default());
+    let all = run_cases(server.addr, &Requires::default(), level);
     server.stop()?;
-    if spec.accepts_max_users() {
+    // Only `full` cases require settings, so at `api` the second start would run nothing.
+    if spec.accepts_max_users() && level == Level::Full {
         let full = Requires { max_users: Some(10_000) };
         let server = subject::start(spec, &StartOptions { max_users: full.max_users, ..opts.clone() })?;
         let needing = run_some(server.addr, &full, OnSilence::GiveUp, |c| c.requires == full, &mut |_, _| {});
@@ -229,6 +253,7 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions) -> Result<Verific
         .take(20)
         .collect();
     Ok(Verification {
+        level,
         status: if failed == 0 { "passed".into() } else { "failed".into() },
         passed: passed as u32,
         failed: failed as u32,
@@ -282,12 +307,64 @@ mod tests {
         // Nothing listens on the port of a listener just dropped: every case fails at once, and after
         // GIVE_UP_AFTER of them the rest are not even tried.
         let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
-        let results = run_cases(addr, &Requires::default());
+        let results = run_cases(addr, &Requires::default(), Level::Full);
         assert_eq!(results.len(), contract::cases().len());
         let not_run =
             results.iter().filter(|r| matches!(&r.verdict, Verdict::Failed(m) if m[0].starts_with("not run"))).count();
         let skipped = contract::tally(&results).2;
         assert_eq!(not_run + GIVE_UP_AFTER + skipped, results.len());
+    }
+
+    fn failing(name: &str) -> CaseResult {
+        CaseResult {
+            name: name.into(),
+            verdict: Verdict::Failed(vec!["status: expected 404, got 200".into()]),
+            outcome: None,
+        }
+    }
+
+    #[test]
+    fn failures_are_grouped_by_rule_id_across_rule_sentences() {
+        // Two cases of one rule whose sentences differ in their parenthesised detail, and one of another rule.
+        let results = vec![
+            failing("get-leading-zero"),
+            failing("get-semicolon-in-id"),
+            CaseResult { name: "get-zero-id".into(), verdict: Verdict::Passed, outcome: None },
+            failing("post-name-empty"),
+        ];
+        let rules = failed_rules(&results);
+        let ids: Vec<&str> = rules.iter().map(|r| r.rule_id.as_str()).collect();
+        assert_eq!(ids, ["user-id-404", "post-name"]);
+        assert_eq!(rules[0].failed, ["get-leading-zero", "get-semicolon-in-id"]);
+        assert_eq!(rules[0].cases, 3, "only the cases that ran count");
+        let mut out = Vec::new();
+        print_by_rule(&results, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.lines().count(), 3, "one line per failing rule and the tally:\n{text}");
+        assert!(text.starts_with("FAIL  user-id-404: 2 of 3 cases (get-leading-zero, get-semicolon-in-id): Routes:"));
+        assert!(text.ends_with("1 passed, 3 failed\n"), "{text}");
+    }
+
+    #[test]
+    fn a_rule_line_names_a_few_cases_and_counts_the_rest() {
+        let rule = FailedRule {
+            rule_id: "post-json".into(),
+            rule: "POST rule 3".into(),
+            failed: (1..=5).map(|i| format!("c{i}")).collect(),
+            cases: 30,
+        };
+        assert_eq!(rule_line(&rule), "FAIL  post-json: 5 of 30 cases (c1, c2, c3 and 2 more): POST rule 3");
+    }
+
+    #[test]
+    fn a_level_runs_its_cases_and_those_below_only() {
+        let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let api = run_cases(addr, &Requires::default(), Level::Api);
+        let want = contract::cases().iter().filter(|c| c.level == Level::Api).count();
+        assert_eq!(api.len(), want);
+        assert!(want > 50 && want < contract::cases().len());
+        let names: Vec<&str> = api.iter().map(|r| r.name.as_str()).collect();
+        assert!(names.contains(&"get-seeded-user") && !names.contains(&"raw-missing-host-400"));
     }
 
     #[test]

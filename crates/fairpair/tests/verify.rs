@@ -30,22 +30,9 @@ fn wrong_server() -> u16 {
 #[test]
 fn a_wrong_server_fails_with_readable_mismatches() {
     let port = wrong_server();
-    // By default, one line per failing rule of the contract, naming its failing cases.
+    // --verbose prints every case with its mismatches (the default groups them by rule: see below).
     let out = Command::new(env!("CARGO_BIN_EXE_fairpair"))
-        .args(["verify", &format!("http://127.0.0.1:{port}")])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(
-        stdout
-            .lines()
-            .any(|l| l.starts_with("FAIL  Routes: GET /users/{id} of an existing user (3 of 3 cases: get-seeded-user")),
-        "{stdout}"
-    );
-    // With -v, every case with its mismatches.
-    let out = Command::new(env!("CARGO_BIN_EXE_fairpair"))
-        .args(["verify", "-v", &format!("http://127.0.0.1:{port}")])
+        .args(["verify", "--verbose", &format!("http://127.0.0.1:{port}")])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -64,6 +51,23 @@ fn a_wrong_server_fails_with_readable_mismatches() {
     assert!(failed > 100, "{last}");
     assert!(passed.parse::<usize>().unwrap() < 40, "{last}");
     assert!(last.ends_with("3 skipped"), "{last}");
+}
+
+#[test]
+fn by_default_a_wrong_server_gets_one_line_per_failing_rule() {
+    let port = wrong_server();
+    let out = Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .args(["verify", &format!("http://127.0.0.1:{port}")])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let rules: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL  ")).collect();
+    let ids: std::collections::BTreeSet<&str> = contract::cases().iter().map(|c| c.rule_id.as_str()).collect();
+    assert!(rules.len() > 10 && rules.len() <= ids.len(), "{} rule lines:\n{stdout}", rules.len());
+    assert!(rules.iter().any(|l| l.starts_with("FAIL  get-user: 3 of 3 cases (")), "{stdout}");
+    assert!(stdout.lines().next().unwrap().starts_with("contract level full: "), "{stdout}");
+    assert!(stdout.lines().last().unwrap().ends_with("3 skipped"), "{stdout}");
 }
 
 #[test]

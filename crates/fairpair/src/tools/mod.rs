@@ -211,6 +211,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn shell_words_paste_back_into_a_shell() {
+        let argv: Vec<String> = ["printf", "%s\\n", "mine=python3 mine.py {port}", "it's", "", "a\"b$c`d"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let out = std::process::Command::new("sh").arg("-c").arg(shell_words(&argv)).output().unwrap();
+        let words: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().split('\n').collect();
+        assert_eq!(words[..4], argv[2..], "{}", shell_words(&argv));
+    }
+
+    #[test]
     fn shell_words_quote_what_needs_it() {
         let argv: Vec<String> =
             ["wrk", "-c", "50", "http://127.0.0.1:1/users/500", "a b", "it's"].iter().map(|s| s.to_string()).collect();

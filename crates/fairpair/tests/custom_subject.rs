@@ -1,0 +1,136 @@
+//! `fairpair run` with a custom subject that fails verification: Python's `http.server` serving a directory, which
+//! answers 200 on `/` and is no users API. Tiny durations, the ceiling as the only other subject. Needs wrk and
+//! python3 (CI has both); fails, rather than passes, without them.
+//!
+//! Without `--allow-unverified` the console says at once that it will not be measured, shows no progress for it,
+//! writes the report for the ceiling and exits 1. A subject measured with `--allow-unverified` (the Python users API
+//! of `fixtures/api_only.py`, asked for `--level full`) is marked UNVERIFIED in every table row and chart label.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use fairpair::schema::Benchmark;
+
+const BAD: &str = "bad=python3 -m http.server {port} --bind 127.0.0.1";
+
+fn run(out_dir: &Path, subject: &str, extra: &[&str]) -> Output {
+    common::require_wrk();
+    common::sibling_binary("ceiling");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .current_dir(&root)
+        .args(["run", "--subjects", "ceiling", "--subject", subject, "--scenarios", "get", "--connections", "4"])
+        .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--memory-repeats", "1"])
+        .args(["--memory-duration", "1", "--memory-connections", "4", "--open-loop-rates", "0", "--idle-wait", "0"])
+        .args(extra)
+        .arg("--out")
+        .arg(out_dir)
+        .output()
+        .unwrap()
+}
+
+fn load(out_dir: &Path) -> Benchmark {
+    serde_json::from_str(&std::fs::read_to_string(out_dir.join("benchmark.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_failing_subject_is_loud_and_the_others_are_measured() {
+    let out_dir = common::temp_dir("custom-failing");
+    let output = run(&out_dir, BAD, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    let said = lines
+        .iter()
+        .position(|l| l.contains("bad: FAILED verification at level api") && l.contains("will NOT be measured"))
+        .unwrap_or_else(|| panic!("no verdict line:\n{stderr}"));
+    let first_run = lines.iter().position(|l| l.contains("run 1/")).unwrap_or_else(|| panic!("no runs:\n{stderr}"));
+    assert!(said < first_run, "said before measuring:\n{stderr}");
+    // Progress for the ceiling's runs only: one load run and one memory run.
+    assert!(!lines.iter().any(|l| l.contains("bad get") || l.contains("memory bad")), "{stderr}");
+    assert!(lines.iter().any(|l| l.contains("run 1/1: ceiling get")), "{stderr}");
+    assert!(lines.last().unwrap().contains("NOT measured (failed verification): bad"), "{stderr}");
+    let bench = load(&out_dir);
+    assert_eq!(bench.unmeasured_subjects(), ["bad"]);
+    assert_eq!(bench.runs.iter().filter(|r| r.subject == "ceiling").count(), 1);
+    assert!(bench.runs.iter().all(|r| r.subject != "bad") && bench.memory.iter().all(|m| m.subject != "bad"));
+    let bad = bench.subjects.iter().find(|s| s.name == "bad").unwrap();
+    assert_eq!(bad.verification.level, contract::Level::Api);
+    // The recorded command can be pasted back: the subject's command is one quoted word.
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(md.contains("--subject 'bad=python3 -m http.server {port} --bind 127.0.0.1' --scenarios get"), "{md}");
+}
+
+#[test]
+fn an_unverified_subject_measured_anyway_is_marked_in_the_report_and_charts() {
+    let out_dir = common::temp_dir("custom-unverified");
+    // The Python users API passes the api level and serves the load, but fails the full level it is asked for here.
+    let subject = "bad=python3 crates/fairpair/tests/fixtures/api_only.py {port}";
+    let output = run(&out_dir, subject, &["--allow-unverified", "--level", "full"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("bad: FAILED verification at level full") && stderr.contains("measured anyway"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.lines().any(|l| l.starts_with("bad (UNVERIFIED) ")), "console summary:\n{stdout}");
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ") && l.contains("bad")).collect();
+    assert!(rows.len() >= 4, "{md}");
+    assert!(rows.iter().all(|r| r.contains("bad (UNVERIFIED)")), "{rows:#?}");
+    let svg = std::fs::read_to_string(out_dir.join("throughput.svg")).unwrap();
+    assert!(svg.contains("bad (UNVERIFIED)"), "{svg}");
+}
+
+/// The Python users API started by the test, as a service fairpair finds running; killed when dropped.
+struct Running(std::process::Child, String);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn running_service() -> Running {
+    use std::io::BufRead;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/api_only.py");
+    let mut child = Command::new("python3")
+        .arg(&script)
+        .arg("0")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("listening on ").expect("start-up line").to_string();
+    Running(child, url)
+}
+
+#[test]
+fn a_running_service_is_verified_and_loaded_with_cpu_and_memory_not_measured() {
+    let service = running_service();
+    let out_dir = common::temp_dir("custom-external");
+    let output = run(&out_dir, &format!("svc={}", service.1), &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("svc: verified at level api"), "{stderr}");
+    assert!(!stderr.contains("memory svc"), "no memory run for a service fairpair did not start:\n{stderr}");
+    let bench = load(&out_dir);
+    let svc = bench.subjects.iter().find(|s| s.name == "svc").unwrap();
+    assert_eq!((svc.kind.as_str(), svc.command.as_str()), ("external", service.1.as_str()));
+    let runs: Vec<_> = bench.runs.iter().filter(|r| r.subject == "svc").collect();
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].requests > 0 && runs[0].server_cpu_us_per_request.is_none(), "{:?}", runs[0]);
+    assert!(bench.memory.iter().all(|m| m.subject != "svc"));
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(md.contains("| svc | not measured (a running service)"), "CPU table:\n{md}");
+    assert!(md.contains("| svc | not measured (a running service fairpair did not start)"), "memory table:\n{md}");
+    // The service is still up: fairpair does not stop what it did not start.
+    let addr = service.1.trim_start_matches("http://");
+    assert!(std::net::TcpStream::connect(addr).is_ok());
+}
