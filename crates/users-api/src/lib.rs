@@ -31,6 +31,7 @@
 //! - [`error`]: every error answer, its status and its exact message.
 //! - [`body`]: reading a request body within the size limit (413) and the time limit (408).
 //! - [`routes`]: the routes, on the raw request path; `app(state)` returns the `Router`, which tests call directly.
+//! - [`request_log`]: the `--log` line, one per request, in the format all three servers share.
 //! - [`server`]: the accept loop on hyper's HTTP/1 connection: head timeout, head size limit, `TCP_NODELAY`,
 //!   the transport checks (`Host`, target form, framing headers, `Expect`), keep-alive after an unread body, a panic
 //!   turned into a 500, graceful shutdown, and the tokio runtime that serves every connection in turn.
@@ -38,6 +39,7 @@
 pub mod body;
 pub mod error;
 pub mod json;
+pub mod request_log;
 pub mod routes;
 pub mod server;
 pub mod store;
