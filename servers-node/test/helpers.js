@@ -243,6 +243,7 @@ export function recordSkip(dir, test, need, reason) {
       if (e.code !== 'EEXIST') throw e;
     }
   }
+}
 
 /** The pids whose parent is `pid`, from /proc (these kernels have no task children file). */
 export function childrenOf(pid) {
