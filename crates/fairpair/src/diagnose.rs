@@ -261,9 +261,12 @@ mod tests {
     use super::*;
     use crate::stats::Stat;
 
-    /// The golden run's machine and subjects (server on one CPU) with the summaries replaced by `cells`:
-    /// `(subject, scenario, connections, req/s, p50 ms, server CPU µs per request, loader CPU %, errors)`.
-    fn bench(cells: &[(&str, &str, u32, f64, f64, Option<f64>, f64, u64)]) -> Benchmark {
+    /// One cell of a fixture: `(subject, scenario, connections, req/s, p50 ms, server CPU µs per request,
+    /// loader CPU %, errors)`.
+    type Cell = (&'static str, &'static str, u32, f64, f64, Option<f64>, f64, u64);
+
+    /// The golden run's machine and subjects (server on one CPU) with the summaries replaced by `cells`.
+    fn bench(cells: &[Cell]) -> Benchmark {
         let text = include_str!("../tests/fixtures/golden/benchmark.json");
         let mut b: Benchmark = serde_json::from_str(text).unwrap();
         assert_eq!(b.settings.server_cpus, [0], "the fixtures below assume one server CPU");
@@ -297,7 +300,7 @@ mod tests {
     }
 
     /// A healthy subject: throughput grows with connections, sub-millisecond p50, no errors.
-    const HEALTHY: [(&str, &str, u32, f64, f64, Option<f64>, f64, u64); 2] = [
+    const HEALTHY: [Cell; 2] = [
         ("alpha", "get", 50, 20_000.0, 0.8, Some(45.0), 95.0, 0),
         ("alpha", "get", 300, 26_000.0, 4.0, Some(38.0), 97.0, 0),
     ];
