@@ -103,6 +103,9 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        // No timestamp prefix: a line starting with a time is a request line (`users_api::request_log`), the one
+        // format every fairpair server shares; the server's own events (a SIGTERM) read as `INFO …` beside them.
+        .without_time()
         .init();
 
     // Resolve the address before starting anything, so that a bad `--host` is a usage error (exit 2).
