@@ -85,7 +85,7 @@ impl Diagnosis {
                     })
                     .collect();
                 format!(
-                    "**{subject}: {}** It shows {} on loopback, where a request takes well under a millisecond: \
+                    "**{subject}: {}** It shows {} on loopback, where a round trip takes microseconds: \
                      that is Linux's 40 ms delayed-ACK timer, not work. It looks like a response written in two \
                      pieces (head, then body) on a socket without `TCP_NODELAY`: Nagle's algorithm holds the second \
                      piece until the client acknowledges the first, and the client delays that ACK. To check: write \
