@@ -66,10 +66,14 @@ func main() {
 		fmt.Fprintf(os.Stderr, "error: cannot listen on %s: %v\n", address, err)
 		os.Exit(1)
 	}
+	// The signal handlers are installed before the start-up line, so a SIGHUP (or SIGTERM) sent as soon as the line
+	// appears is handled rather than taking the default action, which ends the process.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
 	printListening(listener.Addr().(*net.TCPAddr), workers)
 
 	stopped := make(chan struct{})
-	go handleSignals(server, cfg, stopped)
+	go handleSignals(server, cfg, signals, stopped)
 
 	if err := server.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
@@ -82,9 +86,7 @@ func main() {
 // handleSignals waits for SIGTERM or SIGINT and closes the server gracefully; SIGHUP, SIGUSR1 and SIGUSR2 are
 // ignored (a terminal hang-up or a stray kill -USR1 must not stop a server under measurement). SIGPIPE needs
 // nothing: the Go runtime ignores it for sockets already.
-func handleSignals(server *http.Server, cfg config, stopped chan<- struct{}) {
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
+func handleSignals(server *http.Server, cfg config, signals <-chan os.Signal, stopped chan<- struct{}) {
 	for received := range signals {
 		if received == syscall.SIGTERM || received == syscall.SIGINT {
 			break
