@@ -27,10 +27,10 @@ func configErrorf(format string, args ...any) *configError {
 // usage is what --help prints.
 var usage = fmt.Sprintf(`usage: users-server-go [--host ADDR] [--port N] [--workers N] [--max-users N] [--log]
   --host ADDR      address to bind (env HOST, default 127.0.0.1)
-  --port N         port to bind, 0 for any free port (env PORT, default 3000)
-  --workers N      GOMAXPROCS: threads running Go code at once (env WORKERS, default: available cores)
+  --port N         port to bind, 0..65535, 0 for any free port (env PORT, default 3000)
+  --workers N      GOMAXPROCS, 1..1024: threads running Go code at once (env WORKERS, default: available cores)
   --max-users N    store capacity, seed included (env MAX_USERS, %d..%d, default 1000000)
-  --log            log one line per request on stderr (off by default)
+  --log            one line per request on stderr, e.g. 2026-11-30T19:00:00.123Z GET /users/500 200 0.123ms
 For tests only (env HEADER_TIMEOUT_MS, BODY_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS; default 10000 each):
   --header-timeout-ms N    time for a complete request head, and for an idle keep-alive connection
   --body-timeout-ms N      time for a complete request body after its head

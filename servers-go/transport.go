@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -43,6 +44,8 @@ type options struct {
 	headerTimeout time.Duration
 	bodyTimeout   time.Duration
 	log           bool
+	// logTo is where --log writes, os.Stderr when nil; tests give a buffer.
+	logTo io.Writer
 	// beforeRoute is a test hook, called before routing; tests make it panic to check the 500 path. The server
 	// itself never sets it.
 	beforeRoute func(*http.Request)
@@ -52,7 +55,7 @@ type options struct {
 type app struct {
 	routes      routes
 	bodyTimeout time.Duration
-	log         bool
+	log         io.Writer // nil: no request log
 	beforeRoute func(*http.Request)
 }
 
@@ -64,7 +67,7 @@ func newServer(opts options) *http.Server {
 	handler := &app{
 		routes:      routes{store: NewUserStore(opts.maxUsers)},
 		bodyTimeout: opts.bodyTimeout,
-		log:         opts.log,
+		log:         logWriter(opts),
 		beforeRoute: opts.beforeRoute,
 	}
 	return &http.Server{
@@ -88,8 +91,8 @@ func newServer(opts options) *http.Server {
 // ServeHTTP handles one request: the head checks, the body's time limit, the routes, a 500 for a panic.
 func (a *app) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{w: w, r: r}
-	if a.log {
-		defer logRequest(x, time.Now())
+	if a.log != nil {
+		defer logRequest(a.log, x, time.Now())
 	}
 	defer a.recoverPanic(x)
 	if !checkHead(x) {
@@ -178,10 +181,30 @@ func (a *app) recoverPanic(x *exchange) {
 	sendError(x, errInternal)
 }
 
-// logRequest writes one line per request on stderr (--log).
-func logRequest(x *exchange, start time.Time) {
-	micros := time.Since(start).Microseconds()
-	fmt.Fprintf(os.Stderr, "%s %s %s %d %dµs\n", x.r.Method, x.r.RequestURI, x.r.Proto, x.status, micros)
+// logWriter is where the request log goes: nowhere without --log, else opts.logTo or stderr.
+func logWriter(opts options) io.Writer {
+	switch {
+	case !opts.log:
+		return nil
+	case opts.logTo != nil:
+		return opts.logTo
+	default:
+		return os.Stderr
+	}
+}
+
+// logRequest writes one line per request (--log).
+func logRequest(w io.Writer, x *exchange, start time.Time) {
+	now := time.Now()
+	fmt.Fprintln(w, logLine(now, x.r.Method, x.r.RequestURI, x.status, now.Sub(start)))
+}
+
+// logLine is the --log line every fairpair server writes (CONTRACT.md, "Running a server"):
+// "2026-11-30T19:00:00.123Z GET /users/500 200 0.123ms" — the UTC time, the method, the target as sent, the
+// status, and the handler's latency in milliseconds with three decimals.
+func logLine(at time.Time, method, target string, status int, latency time.Duration) string {
+	ms := float64(latency.Nanoseconds()) / 1e6
+	return fmt.Sprintf("%s %s %s %d %.3fms", at.UTC().Format("2006-01-02T15:04:05.000Z"), method, target, status, ms)
 }
 
 // closeGracefully closes the server the way SIGTERM asks: stop accepting at once, let requests in progress finish

@@ -11,10 +11,10 @@ export class ConfigError extends Error {}
 
 export const USAGE = `usage: node server.js [--host ADDR] [--port N] [--workers N] [--max-users N] [--log]
   --host ADDR      address to bind (env HOST, default 127.0.0.1)
-  --port N         port to bind, 0 for any free port (env PORT, default 3000)
-  --workers N      1 = one process; N > 1 = cluster with N workers (env WORKERS, default 1)
+  --port N         port to bind, 0..65535, 0 for any free port (env PORT, default 3000)
+  --workers N      1..1024: 1 = one process; N > 1 = cluster with N workers (env WORKERS, default 1)
   --max-users N    store capacity, seed included, per worker (env MAX_USERS, ${SEED_USERS}..${ID_BLOCK}, default 1000000)
-  --log            log one line per request on stderr (off by default)
+  --log            one line per request on stderr, e.g. 2026-11-30T19:00:00.123Z GET /users/500 200 0.123ms
 For tests only (env HEADER_TIMEOUT_MS, BODY_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS; default 10000 each):
   --header-timeout-ms N    time for a complete request head, and for an idle keep-alive connection
   --body-timeout-ms N      time for a complete request body after its head

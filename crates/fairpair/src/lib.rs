@@ -14,6 +14,7 @@
 //! - `stats.rs` — median, min, max, coefficient of variation, and the noise verdict.
 //! - `schema.rs` — the `benchmark.json` types (documented in `docs/benchmark-schema.md`); `env.rs` — the machine.
 //! - `report.rs` + `charts.rs` — `benchmark.json` → `report.md` and SVG charts.
+//! - `diagnose.rs` — known signatures in the figures (Nagle, a worker limit, a backlog), told as hypotheses.
 //! - `compare.rs` — two `benchmark.json` files side by side (`fairpair report --compare OLD NEW`).
 //!
 //! Read `bench.rs` first for the method, then `tools/wrk.rs` for how a run is measured.
@@ -21,6 +22,7 @@
 pub mod bench;
 pub mod charts;
 pub mod compare;
+pub mod diagnose;
 pub mod env;
 pub mod plan;
 pub mod preflight;

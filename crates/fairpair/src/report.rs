@@ -116,6 +116,7 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     ratios(&mut md, b, &cells);
     published(&mut md, b);
     left_out(&mut md, b);
+    diagnoses(&mut md, b);
     flags_and_skipped(&mut md, b);
     (md, charts)
 }
@@ -756,6 +757,22 @@ fn left_out(md: &mut String, b: &Benchmark) {
             r.left_out.as_deref().unwrap_or_default(),
             thousands(r.requests_per_sec)
         );
+    }
+}
+
+/// Known signatures in the figures (see `diagnose.rs`), each a hypothesis with how to check it; nothing when none.
+fn diagnoses(md: &mut String, b: &Benchmark) {
+    let found = crate::diagnose::diagnose(b);
+    if found.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        md,
+        "\n## Diagnoses\n\nThese figures match a known signature. Each is a hypothesis to check before the figure is \
+         quoted, not a verdict.\n"
+    );
+    for d in &found {
+        let _ = writeln!(md, "- {}", d.render());
     }
 }
 

@@ -29,6 +29,7 @@
 //!   the transport checks (`Host`, target form, framing headers, `Expect`), keep-alive after an unread body, a panic
 //!   turned into a 500, graceful shutdown, and the tokio runtime that serves every connection in turn.
 //! - [`routes`]: the routes, on the raw request path; `app(state)` returns the `Router`, which tests call directly.
+//! - [`request_log`]: the `--log` line, one per request, in the format all three servers share.
 //! - [`error`]: every error answer, its status and its exact message.
 //! - [`body`]: reading a request body within the size limit (413) and the time limit (408).
 //! - [`validation`]: the `User`, and `NewUser::parse`, which applies the validation rules in the contract's order.
@@ -39,6 +40,7 @@
 pub mod body;
 pub mod error;
 pub mod json;
+pub mod request_log;
 pub mod routes;
 pub mod store;
 pub mod transport;

@@ -223,7 +223,8 @@ where
         return Ok(refusal);
     }
     // Per-request logging is off by default (it would distort the measurements); the check is one atomic load.
-    let logged = tracing::enabled!(tracing::Level::DEBUG).then(|| (request.method().clone(), request.uri().clone()));
+    let logged = crate::request_log::enabled()
+        .then(|| (request.method().clone(), request.uri().clone(), std::time::Instant::now()));
 
     // A request without a body (every GET of a benchmark) goes to the routes as it is. One with a body is watched, so
     // that the connection can be closed when the body was not read to its end (see `BodyEnd`).
@@ -242,8 +243,8 @@ where
     if body_end.is_some_and(|end| !end.reached()) {
         response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
-    if let Some((method, uri)) = logged {
-        tracing::debug!(%method, %uri, status = response.status().as_u16(), "request");
+    if let Some((method, uri, start)) = logged {
+        crate::request_log::write(method.as_str(), &uri.to_string(), response.status().as_u16(), start.elapsed());
     }
     Ok(response)
 }

@@ -13,7 +13,7 @@
 //! | `--port` | `PORT` | `3000` | port to bind (`0`: any free port, printed in the start-up line) |
 //! | `--workers` | `WORKERS` | available cores | tokio worker threads (see `users_api::runtime`) |
 //! | `--max-users` | `MAX_USERS` | 1,000,000 | store capacity, seed included; 10,000 to 16,777,216 |
-//! | `--log` | | off | log every request (at debug level); `RUST_LOG`, when set, wins |
+//! | `--log` | | off | one line per request on stderr (`users_api::request_log`); `RUST_LOG`, when set, wins |
 //!
 //! For tests only (hidden from `--help`): `--header-timeout-ms` (`HEADER_TIMEOUT_MS`), `--body-timeout-ms`
 //! (`BODY_TIMEOUT_MS`) and `--shutdown-timeout-ms` (`SHUTDOWN_TIMEOUT_MS`), each 10,000 by default, lower the
@@ -40,20 +40,21 @@ struct Flags {
     #[arg(long, env = "HOST", default_value = "127.0.0.1")]
     host: String,
 
-    /// Port to bind (0: any free port).
+    /// Port to bind, 0..65535 (0: any free port).
     #[arg(long, env = "PORT", default_value_t = 3000)]
     port: u16,
 
-    /// Tokio worker threads [default: available cores].
+    /// Tokio worker threads, 1..1024 [default: available cores].
     #[arg(long, env = "WORKERS", value_parser = clap::value_parser!(u16).range(1..=1024))]
     workers: Option<u16>,
 
-    /// Store capacity, seed included.
+    /// Store capacity, seed included, 10000..16777216.
     #[arg(long, env = "MAX_USERS", default_value_t = 1_000_000,
           value_parser = clap::value_parser!(u64).range(10_000..=16_777_216))]
     max_users: u64,
 
-    /// Log every request (RUST_LOG, when set, takes precedence).
+    /// Log one line per request on stderr: `2026-11-30T19:00:00.123Z GET /users/500 200 0.123ms` (RUST_LOG, when
+    /// set, takes precedence).
     #[arg(long)]
     log: bool,
 
@@ -82,7 +83,8 @@ fn main() -> ExitCode {
         }
         // clap's messages span several lines (a tip, the usage); the contract wants one line, so keep the first.
         Err(error) => {
-            return usage_error(error.to_string().lines().next().unwrap_or("invalid arguments"));
+            let first = error.to_string().lines().next().unwrap_or("invalid arguments").to_string();
+            return usage_error(&name_the_variable(&first, &std::env::args().collect::<Vec<_>>()));
         }
     };
 
@@ -91,22 +93,26 @@ fn main() -> ExitCode {
             Ok(filter) => filter,
             Err(error) => return usage_error(&format!("invalid RUST_LOG: {error}")),
         },
-        (None, true) => EnvFilter::new("info,users_api=debug"),
-        (None, false) => EnvFilter::new("info"),
+        // `--log`: the request lines (`users_api::request_log`) and the server's own events, such as a SIGTERM.
+        (None, true) => EnvFilter::new(format!("info,{}=debug", users_api::request_log::TARGET)),
+        // Without it, only what went wrong: the contract wants nothing printed on a SIGTERM.
+        (None, false) => EnvFilter::new("warn"),
     };
     // Logs go to stderr: stdout carries only the start-up line, which the harness reads.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        // No timestamp prefix: a line starting with a time is a request line (`users_api::request_log`), the one
+        // format every fairpair server shares; the server's own events (a SIGTERM) read as `INFO …` beside them.
+        .without_time()
         .init();
 
     // Resolve the address before starting anything, so that a bad `--host` is a usage error (exit 2).
     let address = match (flags.host.as_str(), flags.port).to_socket_addrs().map(|mut all| all.next()) {
         Ok(Some(address)) => address,
-        Ok(None) | Err(_) => {
-            return usage_error(&format!("invalid value '{}' for '--host'", flags.host));
-        }
+        Ok(None) => return usage_error(&format!("{}: '{}' resolves to no address", host_source(), flags.host)),
+        Err(error) => return usage_error(&format!("{}: '{}' is not an address: {error}", host_source(), flags.host)),
     };
 
     let workers =
@@ -186,12 +192,48 @@ fn ignore_other_signals(log: bool) -> Result<(), String> {
                 Some(()) = user2.recv() => "SIGUSR2",
                 else => break,
             };
+            // The contract's exact line, the same in every server, so not through tracing's formatter.
             if log {
-                tracing::info!("ignored {name}");
+                eprintln!("ignored {name}");
             }
         }
     });
     Ok(())
+}
+
+/// Each flag's environment variable, for error messages that name where a bad value came from.
+const VARIABLES: [(&str, &str); 7] = [
+    ("--host", "HOST"),
+    ("--port", "PORT"),
+    ("--workers", "WORKERS"),
+    ("--max-users", "MAX_USERS"),
+    ("--header-timeout-ms", "HEADER_TIMEOUT_MS"),
+    ("--body-timeout-ms", "BODY_TIMEOUT_MS"),
+    ("--shutdown-timeout-ms", "SHUTDOWN_TIMEOUT_MS"),
+];
+
+/// Whether `flag` was given on the command line (as `--flag VALUE` or `--flag=VALUE`); when not, its value came
+/// from the environment.
+fn on_command_line(args: &[String], flag: &str) -> bool {
+    args.iter().skip(1).any(|a| a == flag || a.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
+}
+
+/// clap names the flag (`invalid value 'abc' for '--port <PORT>'`) even when the value came from `PORT`; a user who
+/// never typed `--port` should be told which variable to fix, as the Node and Go servers do.
+fn name_the_variable(message: &str, args: &[String]) -> String {
+    for (flag, variable) in VARIABLES {
+        let quoted = format!("'{flag} <{variable}>'");
+        if message.contains(&quoted) && !on_command_line(args, flag) && std::env::var_os(variable).is_some() {
+            return message.replace(&quoted, &format!("{variable} (from the environment)"));
+        }
+    }
+    message.to_string()
+}
+
+/// How `--host` was given, for its error message.
+fn host_source() -> &'static str {
+    let args: Vec<String> = std::env::args().collect();
+    if on_command_line(&args, "--host") { "--host" } else { "HOST" }
 }
 
 /// A bad flag or value: one line on stderr, status 2.
