@@ -405,6 +405,10 @@ mod tests {
         assert!(!md.contains("## Diagnoses"), "{md}");
         let b = bench(&[("alpha", "get", 50, 1_250.0, 40.9, Some(80.0), 12.0, 0), HEALTHY[1]]);
         let (md, _) = crate::report::render(&b);
-        assert!(md.contains("## Diagnoses") && md.contains("**alpha: Nagle's algorithm with delayed ACK?**"), "{md}");
+        // The fixture's alpha was measured with --allow-unverified, and the report marks it so everywhere.
+        assert!(
+            md.contains("## Diagnoses") && md.contains("**alpha (UNVERIFIED): Nagle's algorithm with delayed ACK?**"),
+            "{md}"
+        );
     }
 }
