@@ -1,5 +1,5 @@
 // Every case of contract/cases.json against in-process servers: one with the default settings, plus one per
-// distinct `requires.max_users` (for instance a store of capacity 10,000, full from the start).
+// distinct `requires` (a store of capacity 10,000, full from the start; a 1 s head time limit).
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,27 +9,31 @@ import { startServer, stopServer } from './helpers.js';
 
 const cases = loadCases();
 let main;
-/** max_users → the server started with that capacity. */
-const byCapacity = new Map();
+/** The settings a case may require, as the server's options. */
+const OPTIONS = { max_users: 'maxUsers', header_timeout_ms: 'headerTimeoutMs' };
+/** JSON of a `requires` → the server started with those settings. */
+const bySettings = new Map();
 
 before(async () => {
   main = await startServer();
   for (const { requires } of cases) {
-    if (requires?.max_users !== undefined && !byCapacity.has(requires.max_users)) {
-      byCapacity.set(requires.max_users, await startServer({ maxUsers: requires.max_users }));
-    }
+    const key = JSON.stringify(requires);
+    if (requires === undefined || bySettings.has(key)) continue;
+    if (!Object.keys(requires).every((name) => name in OPTIONS)) continue;
+    const options = Object.fromEntries(Object.entries(requires).map(([name, value]) => [OPTIONS[name], value]));
+    bySettings.set(key, await startServer(options));
   }
 });
 after(async () => {
   await stopServer(main.server);
-  for (const { server } of byCapacity.values()) await stopServer(server);
+  for (const { server } of bySettings.values()) await stopServer(server);
 });
 
 /** The server for a case's `requires`, or null for a requirement this suite does not know how to meet. */
 function targetFor(requires) {
   if (requires === undefined) return { port: main.port };
-  const known = Object.keys(requires).every((key) => key === 'max_users');
-  return known && byCapacity.has(requires.max_users) ? { port: byCapacity.get(requires.max_users).port } : null;
+  const started = bySettings.get(JSON.stringify(requires));
+  return started === undefined ? null : { port: started.port };
 }
 
 test('cases.json has cases with unique names', () => {

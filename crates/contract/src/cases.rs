@@ -88,12 +88,28 @@ impl std::str::FromStr for Level {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Requires {
+    /// The store capacity, `--max-users` (10,000: a store that is full from the start).
     pub max_users: Option<u64>,
+    /// The head time limit, `--header-timeout-ms`: a case that waits for the limit to pass cannot wait the
+    /// contract's 10 s in every suite, so it asks for a server started with a short one.
+    pub header_timeout_ms: Option<u64>,
 }
 
 impl Requires {
     pub fn is_empty(&self) -> bool {
-        self.max_users.is_none()
+        self.max_users.is_none() && self.header_timeout_ms.is_none()
+    }
+
+    /// The flags that start a server with these settings (every reference server takes them).
+    pub fn flags(&self) -> Vec<String> {
+        let mut flags = Vec::new();
+        if let Some(n) = self.max_users {
+            flags.extend(["--max-users".to_owned(), n.to_string()]);
+        }
+        if let Some(ms) = self.header_timeout_ms {
+            flags.extend(["--header-timeout-ms".to_owned(), ms.to_string()]);
+        }
+        flags
     }
 }
 

@@ -84,9 +84,10 @@ pub fn tally(results: &[CaseResult]) -> (usize, usize, usize) {
 pub fn run_case(addr: SocketAddr, case: &Case, server: &Requires) -> CaseResult {
     let name = case.name.clone();
     if case.requires != *server {
-        let why = match case.requires.max_users {
-            Some(n) => format!("needs a server started with --max-users {n}"),
-            None => "needs a server with room in its store".to_owned(),
+        let why = if case.requires.is_empty() {
+            "needs a server started with the default settings".to_owned()
+        } else {
+            format!("needs a server started with {}", case.requires.flags().join(" "))
         };
         return CaseResult { name, verdict: Verdict::Skipped(why), outcome: None };
     }

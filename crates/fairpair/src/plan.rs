@@ -602,6 +602,7 @@ impl Plan {
     /// How a subject is started: on the server CPUs when pinning, with this store size.
     pub fn start_options(&self, max_users: Option<u64>) -> StartOptions<'_> {
         StartOptions {
+            header_timeout_ms: None,
             max_users,
             cpus: self.pinned.then_some(self.server_cpus.as_slice()),
             timeout: std::time::Duration::from_secs(self.start_timeout_s),

@@ -123,6 +123,9 @@ impl SubjectSpec {
 #[derive(Clone, Debug)]
 pub struct StartOptions<'a> {
     pub max_users: Option<u64>,
+    /// A short head time limit (`--header-timeout-ms`), for the contract cases that wait for it to pass; built-in
+    /// servers only.
+    pub header_timeout_ms: Option<u64>,
     pub cpus: Option<&'a [usize]>,
     /// How long to wait for the start-up line and the first 200.
     pub timeout: Duration,
@@ -158,6 +161,12 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
             (spec.argv(&port.to_string(), max_users.as_deref()), Some(port))
         }
         Kind::External { .. } => unreachable!("attached above"),
+    };
+    let argv = match (opts.header_timeout_ms, &spec.kind) {
+        (Some(ms), Kind::Builtin { accepts_max_users: true, .. }) => {
+            argv.into_iter().chain(["--header-timeout-ms".to_string(), ms.to_string()]).collect()
+        }
+        _ => argv,
     };
     let argv = pinned(argv, opts.cpus);
     let command = shell_words(&argv);

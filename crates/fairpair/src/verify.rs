@@ -198,8 +198,9 @@ pub fn level_sentence(level: Level) -> &'static str {
     }
 }
 
-/// Verifies a subject the harness starts itself at `level`: once with its default settings and, for servers that
-/// take `--max-users`, once more with a full store (`--max-users 10000`) for the cases that need one.
+/// Verifies a subject the harness starts itself at `level`: once with its default settings and, for the built-in
+/// servers, once more per set of settings some cases require (a full store, `--max-users 10000`; a short head time
+/// limit, `--header-timeout-ms 1000`).
 pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> Result<Verification> {
     if !spec.implements_contract() {
         return Ok(Verification {
@@ -213,25 +214,36 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> 
             notes: vec![],
         });
     }
-    let mut results = Vec::new();
-    let server = subject::start(spec, &StartOptions { max_users: None, ..opts.clone() })?;
-    let all = run_cases(server.addr, &Requires::default(), level);
+    let plain = StartOptions { max_users: None, header_timeout_ms: None, ..opts.clone() };
+    let server = subject::start(spec, &plain)?;
+    let mut results = run_cases(server.addr, &Requires::default(), level);
     server.stop()?;
-    // Only `full` cases require settings, so at `api` the second start would run nothing.
+    // Only `full` cases require settings, so at `api` the other starts would run nothing.
     if spec.accepts_max_users() && level == Level::Full {
-        let full = Requires { max_users: Some(10_000) };
-        let server = subject::start(spec, &StartOptions { max_users: full.max_users, ..opts.clone() })?;
-        let needing = run_some(server.addr, &full, OnSilence::GiveUp, |c| c.requires == full, &mut |_, _| {});
-        server.stop()?;
-        // Replace the "skipped" verdicts of the first pass by the real ones.
-        for r in all {
-            match needing.iter().find(|n| n.name == r.name) {
-                Some(n) => results.push(n.clone()),
-                None => results.push(r),
+        // One more start per distinct set of settings the cases require (a full store; a short head limit), and
+        // the "skipped" verdicts of the first pass replaced by the real ones.
+        let mut distinct: Vec<&Requires> = Vec::new();
+        for case in contract::cases().iter().filter(|c| !c.requires.is_empty()) {
+            if !distinct.contains(&&case.requires) {
+                distinct.push(&case.requires);
             }
         }
-    } else {
-        results = all;
+        for settings in distinct {
+            let started = StartOptions {
+                max_users: settings.max_users,
+                header_timeout_ms: settings.header_timeout_ms,
+                ..opts.clone()
+            };
+            let server = subject::start(spec, &started)?;
+            let needing =
+                run_some(server.addr, settings, OnSilence::GiveUp, |c| c.requires == *settings, &mut |_, _| {});
+            server.stop()?;
+            for n in needing {
+                if let Some(r) = results.iter_mut().find(|r| r.name == n.name) {
+                    *r = n;
+                }
+            }
+        }
     }
     let mut notes = Vec::new();
     if spec.per_worker_store {

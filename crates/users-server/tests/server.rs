@@ -96,10 +96,17 @@ fn every_case_passes_against_the_binary() {
 
     // The cases that need a full store, on a server started with no room beyond the seed.
     let full = Server::start(&["--workers", "1", "--max-users", "10000"]);
-    let requires = Requires { max_users: Some(10_000) };
+    let requires = Requires { max_users: Some(10_000), ..Requires::default() };
     let (passed, failures) = run_all_cases(&full, &requires);
     assert!(failures.is_empty(), "{} cases failed:\n{}", failures.len(), failures.join("\n"));
     assert!(passed >= 3, "only {passed} full-store cases ran");
+
+    // The cases that wait for the head time limit, on a server started with a short one.
+    let short = Server::start(&["--workers", "1", "--header-timeout-ms", "1000"]);
+    let requires = Requires { header_timeout_ms: Some(1000), ..Requires::default() };
+    let (passed, failures) = run_all_cases(&short, &requires);
+    assert!(failures.is_empty(), "{} cases failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(passed >= 1, "no head-time-limit case ran");
 }
 
 #[test]
