@@ -2,30 +2,22 @@
 //! "Running a server"), silence on SIGTERM without `--log`, flag errors that name the environment variable a bad
 //! value came from, and `--help` with each flag's range.
 
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_users-server");
+mod common;
+
+use common::BIN;
 const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Starts the server with `args`, sends each raw request on its own connection, sends SIGTERM, and returns what the
 /// process printed.
 fn run_and_stop(args: &[&str], requests: &[&[u8]]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(["--host", "127.0.0.1", "--port", "0", "--workers", "1"])
-        .args(args)
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let port: u16 = line.split("127.0.0.1:").nth(1).and_then(|rest| rest.split(' ').next()).unwrap().parse().unwrap();
+    let mut all = vec!["--workers", "1"];
+    all.extend_from_slice(args);
+    let (child, addr, _) = common::spawn(&all, Stdio::piped());
     for request in requests {
-        let outcome = contract::send(SocketAddr::from(([127, 0, 0, 1], port)), request, TIMEOUT, false);
+        let outcome = contract::send(addr, request, TIMEOUT, false);
         assert!(matches!(outcome, Ok(contract::Outcome::Response { .. })), "{outcome:?}");
     }
     let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();

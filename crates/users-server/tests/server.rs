@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use contract::{Connection, Requires, Verdict};
 
-const BIN: &str = env!("CARGO_BIN_EXE_users-server");
+mod common;
+
+use common::BIN;
 const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A running server, killed when dropped (if a test has not stopped it already).
@@ -23,23 +25,8 @@ struct Server {
 
 impl Server {
     fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(BIN)
-            .args(["--host", "127.0.0.1", "--port", "0"])
-            .args(args)
-            .env_remove("RUST_LOG")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("users-server starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("a start-up line");
-        let port = line
-            .split("127.0.0.1:")
-            .nth(1)
-            .and_then(|rest| rest.split(' ').next())
-            .and_then(|port| port.parse::<u16>().ok())
-            .unwrap_or_else(|| panic!("no port in the start-up line {line:?}"));
-        Server { child, addr: SocketAddr::from(([127, 0, 0, 1], port)), line: line.trim_end().to_owned() }
+        let (child, addr, line) = common::spawn(args, Stdio::null());
+        Server { child, addr, line }
     }
 
     fn connect(&self) -> Connection {
@@ -482,27 +469,13 @@ fn a_half_closed_connection_is_answered() {
 /// SIGHUP, SIGUSR1 and SIGUSR2 are ignored; with `--log`, each leaves one line on stderr.
 #[test]
 fn hangup_and_user_signals_are_ignored() {
-    let mut child = Command::new(BIN)
-        .args(["--host", "127.0.0.1", "--port", "0", "--workers", "1", "--log"])
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let port: u16 = line.split("127.0.0.1:").nth(1).and_then(|rest| rest.split(' ').next()).unwrap().parse().unwrap();
+    let (mut child, addr, _) = common::spawn(&["--workers", "1", "--log"], Stdio::piped());
     for name in ["HUP", "USR1", "USR2"] {
         let status = Command::new("kill").args([&format!("-{name}"), &child.id().to_string()]).status().unwrap();
         assert!(status.success());
         std::thread::sleep(Duration::from_millis(100));
-        assert!(child.try_wait().unwrap().is_none(), "SIGHUP ended the server",);
-        let outcome = contract::send(
-            SocketAddr::from(([127, 0, 0, 1], port)),
-            b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n",
-            TIMEOUT,
-            false,
-        );
+        assert!(child.try_wait().unwrap().is_none(), "SIG{name} ended the server");
+        let outcome = contract::send(addr, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n", TIMEOUT, false);
         assert!(matches!(outcome, Ok(contract::Outcome::Response { .. })), "SIG{name}: {outcome:?}");
     }
     let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
