@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use fairpair::plan::{Plan, RunArgs};
 use fairpair::schema::FlagKind;
-use fairpair::{UsageError, bench, compare, report, verify};
+use fairpair::{UsageError, compare, execute, report, verify};
 
 #[derive(Parser)]
 #[command(
@@ -115,7 +115,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Run(args) => {
             let plan = Plan::from_args(&args)?;
             if args.dry_run {
-                bench::announce(&plan);
+                execute::announce(&plan);
                 eprintln!("fairpair: load tool: {}", plan.tool);
                 for cell in &plan.cells {
                     let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
@@ -130,7 +130,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 eprintln!("fairpair: open-loop tool: {}", open_loop_tool(&plan));
                 return Ok(ExitCode::SUCCESS);
             }
-            let result = bench::run(&plan, std::env::args().collect())?;
+            let result = execute::run(&plan, std::env::args().collect())?;
             let path = plan.out.join("benchmark.json");
             let json = serde_json::to_string_pretty(&result)?;
             std::fs::write(&path, json + "\n")?;

@@ -549,19 +549,24 @@ impl Plan {
         self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.memory_repeats as usize
     }
 
-    /// Estimated seconds for each phase.
+    /// Estimated seconds for each phase, and for one run of each (the progress display's weights).
     pub fn estimate(&self) -> Estimate {
         let idle = self.idle_wait_max_s / 2.0;
         let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
         let calibration = preflight::calibration_runs(self) as f64
             * ((preflight::CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
-        let load = self.load_runs() as f64 * (self.warmup_s + self.duration_s) as f64
-            + self.load_runs() as f64 * (RUN_OVERHEAD_S + idle);
-        let open =
-            self.open_loop_runs() as f64 * ((self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle);
-        let memory = self.memory_runs() as f64
-            * (self.memory_duration_s as f64 + self.memory_settle_ms as f64 / 1000.0 + RUN_OVERHEAD_S + idle);
-        Estimate { preflight: verify + calibration, load, open_loop: open, memory }
+        let per_run = PerRun {
+            load: (self.warmup_s + self.duration_s) as f64 + RUN_OVERHEAD_S + idle,
+            open_loop: (self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle,
+            memory: self.memory_duration_s as f64 + self.memory_settle_ms as f64 / 1000.0 + RUN_OVERHEAD_S + idle,
+        };
+        Estimate {
+            preflight: verify + calibration,
+            load: self.load_runs() as f64 * per_run.load,
+            open_loop: self.open_loop_runs() as f64 * per_run.open_loop,
+            memory: self.memory_runs() as f64 * per_run.memory,
+            per_run,
+        }
     }
 
     pub fn estimate_total(&self) -> f64 {
@@ -647,10 +652,21 @@ impl Plan {
 }
 
 /// Estimated seconds per phase of a run.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Estimate {
     /// Verification and calibration.
     pub preflight: f64,
+    pub load: f64,
+    pub open_loop: f64,
+    pub memory: f64,
+    /// Seconds of one run of each phase: the phases above are these times their run counts, and the progress
+    /// display advances by them, so that the bar and the printed estimate are one computation.
+    pub per_run: PerRun,
+}
+
+/// Estimated seconds of one run of each phase, the harness's own time around it (start, idle wait, stop) included.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PerRun {
     pub load: f64,
     pub open_loop: f64,
     pub memory: f64,
@@ -823,11 +839,11 @@ mod tests {
 
     #[test]
     fn a_short_duration_says_what_dominates_the_estimate() {
-        let e = Estimate { preflight: 20.0, load: 60.0, open_loop: 100.0, memory: 150.0 };
+        let e = Estimate { preflight: 20.0, load: 60.0, open_loop: 100.0, memory: 150.0, ..Estimate::default() };
         let note = e.dominant_note().unwrap();
         assert!(note.starts_with("most of the estimate is not the measured load (60 of 330 s): the memory phase"));
         assert!(note.contains("--memory-repeats"), "{note}");
-        let e = Estimate { preflight: 20.0, load: 600.0, open_loop: 100.0, memory: 150.0 };
+        let e = Estimate { preflight: 20.0, load: 600.0, open_loop: 100.0, memory: 150.0, ..Estimate::default() };
         assert_eq!(e.dominant_note(), None, "the load dominates: nothing to say");
         // As the issue found it: --duration 3 --repeats 1 --scenarios get, other phases at their defaults.
         let mut p =

@@ -451,10 +451,10 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
     say(format!(
         "revised estimate after preflight ({:.0} s): {} left (load {}, open-loop {}, memory {})",
         r.duration_s,
-        crate::bench::minutes(e.load + e.open_loop + e.memory),
-        crate::bench::minutes(e.load),
-        crate::bench::minutes(e.open_loop),
-        crate::bench::minutes(e.memory)
+        crate::execute::minutes(e.load + e.open_loop + e.memory),
+        crate::execute::minutes(e.load),
+        crate::execute::minutes(e.open_loop),
+        crate::execute::minutes(e.memory)
     ));
 }
 

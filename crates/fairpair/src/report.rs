@@ -27,7 +27,7 @@ pub fn load(path: &Path) -> Result<Benchmark> {
     }
     let bench: Benchmark = serde_json::from_value(value)
         .map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))?;
-    Ok(if bench.schema_version == 1 { upgrade_from_v1(bench, crate::bench::summarise) } else { bench })
+    Ok(if bench.schema_version == 1 { upgrade_from_v1(bench, crate::summary::summarise) } else { bench })
 }
 
 /// Writes `report.md` and the charts into `dir`; returns the report's path.
@@ -226,7 +226,7 @@ fn preflight_section(md: &mut String, b: &Benchmark) {
             "Not recorded (a schema {} file): the loader's capacity was not measured, so no figure is marked \
              loader-limited; the loader-bound flag (≥ {:.0} % loader CPU) is the only sign of a loader limit.",
             b.schema_version,
-            crate::bench::LOADER_BOUND_PERCENT
+            crate::summary::LOADER_BOUND_PERCENT
         );
         return;
     };
@@ -464,7 +464,7 @@ fn cpu(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str
     let _ = writeln!(
         md,
         "\n## CPU and machine\n\nServer CPU time per request (all its processes, from `/proc`); the load generator's CPU use as a share of the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening socket got (`ss`, capped by `net.core.somaxconn`).\n",
-        crate::bench::LOADER_BOUND_PERCENT
+        crate::summary::LOADER_BOUND_PERCENT
     );
     let _ = writeln!(
         md,
@@ -992,7 +992,7 @@ mod tests {
     /// The golden run (ceiling, alpha, beta on `get` at 8 connections), read as a version 1 file.
     fn golden() -> Benchmark {
         let text = include_str!("../tests/fixtures/golden/benchmark.json");
-        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::bench::summarise)
+        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::summary::summarise)
     }
 
     /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s.
@@ -1015,7 +1015,7 @@ mod tests {
             loader_limited_share_percent: crate::preflight::LOADER_LIMITED_SHARE_PERCENT,
             ..Default::default()
         });
-        crate::bench::apply_capacity(&mut b.summaries, b.preflight.as_ref());
+        crate::summary::apply_capacity(&mut b.summaries, b.preflight.as_ref());
         b
     }
 
@@ -1068,7 +1068,7 @@ mod tests {
         let run = b.runs.iter_mut().find(|r| r.subject == "alpha").unwrap();
         run.non_2xx = 500;
         run.requests_per_sec = 1e9; // Whatever it measured must not reach a table.
-        let b = upgrade_from_v1(b, crate::bench::summarise);
+        let b = upgrade_from_v1(b, crate::summary::summarise);
         let alpha = b.summaries.iter().find(|s| s.subject == "alpha").unwrap();
         assert_eq!((alpha.requests_per_sec.n, alpha.left_out_runs), (2, 1));
         assert!(alpha.requests_per_sec.max < 1e6);
