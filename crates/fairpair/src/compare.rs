@@ -18,9 +18,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde::Deserialize;
 
-use crate::report::thousands;
 use crate::schema::SCHEMA_VERSION;
 use crate::stats::{self, Stat, Verdict};
+use crate::text::thousands;
 use crate::usage;
 
 /// What a comparison reads from a `benchmark.json`.

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result};
 
+use crate::env;
 use crate::measure::{self, Measure};
 use crate::plan::{Plan, Scenario};
 use crate::preflight;
@@ -21,8 +22,8 @@ use crate::progress::{Phase, Progress};
 use crate::schema::*;
 use crate::subject::SubjectSpec;
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
+use crate::text::minutes;
 use crate::tools::{self, LoadTool};
-use crate::{env, procstat};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
 struct Execution<'a> {
@@ -32,53 +33,6 @@ struct Execution<'a> {
     bench: Benchmark,
 }
 
-/// Prints what the plan will do and how long it should take (on stderr, before anything runs).
-pub fn announce(plan: &Plan) {
-    let e = plan.estimate();
-    eprintln!(
-        "fairpair: {} subjects, {} load runs ({} s + {} s warm-up each), {} open-loop runs, {} memory runs",
-        plan.subjects.len(),
-        plan.load_runs(),
-        plan.duration_s,
-        plan.warmup_s,
-        plan.open_loop_runs(),
-        plan.memory_runs()
-    );
-    eprintln!(
-        "fairpair: estimated {} (preflight {}, load {}, open-loop {}, memory {})",
-        minutes(e.total()),
-        minutes(e.preflight),
-        minutes(e.load),
-        minutes(e.open_loop),
-        minutes(e.memory)
-    );
-    if let Some(note) = e.dominant_note() {
-        eprintln!("fairpair: {note}");
-    }
-    if !plan.open_loop_tool && !plan.open_loop_fractions.is_empty() {
-        eprintln!(
-            "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
-        );
-    }
-    if plan.pinned {
-        eprintln!(
-            "fairpair: servers on CPU {}, load generator on CPU {}",
-            procstat::format_cpu_list(&plan.server_cpus),
-            procstat::format_cpu_list(&plan.loader_cpus)
-        );
-    }
-    match plan.post_max_users {
-        _ if !plan.scenarios.iter().any(Scenario::writes) => {}
-        Some(given) => eprintln!("fairpair: the store of POST runs is --max-users {given} (--post-max-users)"),
-        None => eprintln!(
-            "fairpair: the store of POST runs (--max-users) is sized in preflight from the POST rate measured there"
-        ),
-    }
-    for s in &plan.skipped {
-        eprintln!("fairpair: skipped: {s}");
-    }
-}
-
 pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     let tool = tools::by_name(&plan.tool).expect("checked by the plan");
     tools::require(tool.as_ref())?;
@@ -86,7 +40,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
         return Err(crate::usage("taskset (util-linux) not found: install util-linux, or pass --no-pin"));
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
-    announce(plan);
+    plan.announce();
     let environment = env::capture(tool_versions());
     let mut progress = Progress::new(&plan.estimate());
     let (scripts, scenarios) = prepare_scripts(plan, tool.as_ref())?;
@@ -184,11 +138,6 @@ fn prepare_scripts(
         }
     }
     Ok((scripts, records))
-}
-
-pub fn minutes(s: f64) -> String {
-    let s = s.round() as u64;
-    if s >= 60 { format!("{} min {:02} s", s / 60, s % 60) } else { format!("{s} s") }
 }
 
 fn settings(plan: &Plan, argv: Vec<String>) -> Settings {

@@ -3,6 +3,7 @@
 //! The harness behind `fairpair verify`, `fairpair run` and `fairpair report` (the CLI is `src/main.rs`). Data flows
 //! one way through one module per stage:
 //!
+//! - `args.rs` — the command line of `fairpair run`, as clap reads it.
 //! - `plan.rs` — the command line resolved into a [`plan::Plan`]: subjects, scenarios, pinning, phase lengths, and
 //!   the time estimate.
 //! - `preflight.rs` — between the plan and the runs: verify every subject, then calibrate the plan to the machine
@@ -18,10 +19,12 @@
 //! trait, each recording its exact command), `procstat.rs` (CPU time and memory of process trees from `/proc`),
 //! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema.rs` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
-//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side).
+//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side), `text.rs` (how numbers and durations are written),
+//! `presets.rs` (the published studies' methods and figures).
 //!
 //! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
 
+pub mod args;
 pub mod charts;
 pub mod compare;
 pub mod diagnose;
@@ -38,6 +41,7 @@ pub mod schema;
 pub mod stats;
 pub mod subject;
 pub mod summary;
+pub mod text;
 pub mod tools;
 pub mod verify;
 

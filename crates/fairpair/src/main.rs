@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use fairpair::plan::{Plan, RunArgs};
+use fairpair::args::RunArgs;
+use fairpair::plan::Plan;
 use fairpair::schema::FlagKind;
 use fairpair::{UsageError, compare, execute, report, verify};
 
@@ -115,7 +116,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Run(args) => {
             let plan = Plan::from_args(&args)?;
             if args.dry_run {
-                execute::announce(&plan);
+                plan.announce();
                 eprintln!("fairpair: load tool: {}", plan.tool);
                 for cell in &plan.cells {
                     let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
@@ -220,7 +221,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             s.subject,
             s.scenario,
             s.connections,
-            report::thousands(s.requests_per_sec.median),
+            fairpair::text::thousands(s.requests_per_sec.median),
             s.loader_capacity_share_percent.map_or("—".into(), |p| format!("{p:.0}")),
             s.p50_ms.median,
             s.p99_ms.median,

@@ -7,134 +7,16 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use clap::Args;
 
-use crate::preflight;
+use crate::args::RunArgs;
 use crate::procstat;
-use crate::schema::ExpectedStatus;
+use crate::schema::{ExpectedStatus, MAX_MAX_USERS, MIN_MAX_USERS};
 use crate::subject::{Kind, StartOptions, SubjectSpec};
+use crate::text::minutes;
 use crate::usage;
 
 /// The body of the `post` scenario: one new user per request.
 pub const POST_BODY: &str = r#"{"name":"Bench User","email":"bench@example.com"}"#;
-
-/// Store capacity limits of the servers (`--max-users`). The size a POST run uses is chosen in preflight, from
-/// the POST rate measured on this machine (`preflight::size_store`).
-pub const MIN_MAX_USERS: u64 = 10_000;
-pub const MAX_MAX_USERS: u64 = 16_777_216;
-
-#[derive(Args, Clone, Debug)]
-pub struct RunArgs {
-    /// Built-in subjects, comma-separated: rust, node, go, ceiling, rust-multi, node-cluster, go-multi
-    /// [default: rust,node,ceiling, plus rust-multi and node-cluster when the server side has ≥ 2 CPUs].
-    #[arg(long, value_delimiter = ',')]
-    pub subjects: Option<Vec<String>>,
-    /// A subject of your own: NAME='COMMAND with {port}' (repeatable). It is verified first.
-    #[arg(long = "subject", value_name = "NAME=COMMAND")]
-    pub custom_subjects: Vec<String>,
-    /// Scenarios, comma-separated: get (GET /users/500), post (POST /users), hello (GET /) [default: get,post].
-    #[arg(long, value_delimiter = ',')]
-    pub scenarios: Option<Vec<String>>,
-    /// A scenario of your own: NAME=METHOD:PATH[:BODY_FILE][:STATUS] (repeatable; a body is sent as
-    /// application/json; STATUS, three digits, is the status every response must have [default: any 2xx]).
-    #[arg(long = "scenario", value_name = "NAME=METHOD:PATH[:BODY_FILE][:STATUS]")]
-    pub custom_scenarios: Vec<String>,
-    /// Connection counts, comma-separated [default: 50,300].
-    #[arg(long, value_delimiter = ',')]
-    pub connections: Option<Vec<u32>>,
-    /// Seconds per measured run [default: 15; --quick: 2].
-    #[arg(long)]
-    pub duration: Option<u64>,
-    /// Seconds of discarded warm-up load before each measured run [default: 5; --quick: 1].
-    #[arg(long)]
-    pub warmup: Option<u64>,
-    /// Measured runs per subject and cell [default: 3; --quick: 1].
-    #[arg(long)]
-    pub repeats: Option<u32>,
-    /// Short runs, one repeat: a smoke test of the whole pipeline in under two minutes.
-    #[arg(long)]
-    pub quick: bool,
-    /// One of the published studies, reproduced with its own method: article, wrk, ab-hello, bombardier, or
-    /// fairpair (today's defaults). It only sets defaults: every flag given on the command line wins.
-    #[arg(long, value_enum)]
-    pub preset: Option<crate::presets::Preset>,
-    /// Load tool for the closed-loop runs: wrk, oha, autocannon, ab or bombardier [default: wrk].
-    #[arg(long)]
-    pub tool: Option<String>,
-    /// Do not pin server and load generator to CPUs (the article's method).
-    #[arg(long)]
-    pub no_pin: bool,
-    /// CPUs for the servers, e.g. 0 or 0-3 [default: the first half of the allowed CPUs].
-    #[arg(long)]
-    pub server_cpus: Option<String>,
-    /// CPUs for the load generator [default: the other half].
-    #[arg(long)]
-    pub loader_cpus: Option<String>,
-    /// Output directory for benchmark.json, report.md and the charts.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
-    /// Open-loop rates as fractions of the slowest subject's GET throughput, comma-separated; 0 disables the phase.
-    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8")]
-    pub open_loop_rates: Vec<f64>,
-    /// Seconds per open-loop run [default: 10; --quick: 2].
-    #[arg(long)]
-    pub open_loop_duration: Option<u64>,
-    /// Memory runs per subject (fresh process each) [default: 3; --quick: 1]; 0 disables the phase.
-    #[arg(long)]
-    pub memory_repeats: Option<u32>,
-    /// Seconds of the GET load between the idle and the after-load memory samples [default: 10; --quick: 2].
-    #[arg(long)]
-    pub memory_duration: Option<u64>,
-    /// Connections of the memory phase's load.
-    #[arg(long, default_value_t = 300)]
-    pub memory_connections: u32,
-    /// --max-users of the servers in POST runs, instead of sizing it in preflight from a measured POST rate
-    /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
-    #[arg(long)]
-    pub post_max_users: Option<u64>,
-    /// Measure subjects that fail verification (the report marks them unverified).
-    #[arg(long)]
-    pub allow_unverified: bool,
-    /// The subject every ratio is taken against [default: the first built-in subject that implements the API].
-    #[arg(long)]
-    pub baseline: Option<String>,
-    /// Contract level to verify the subjects at: `api` or `full` [default: api for custom subjects, full for the
-    /// built-in ones, which implement the whole contract].
-    #[arg(long)]
-    pub level: Option<contract::Level>,
-    /// Path of the Rust server binary [default: users-server next to this executable].
-    #[arg(long)]
-    pub users_server: Option<PathBuf>,
-    /// Path of the ceiling binary [default: ceiling next to this executable].
-    #[arg(long)]
-    pub ceiling: Option<PathBuf>,
-    /// Path of the Go server binary [default: ../go/users-server-go from this executable, as scripts/build-go
-    /// writes it].
-    #[arg(long)]
-    pub go_server: Option<PathBuf>,
-    /// Path of the Node server script [default: servers-node/server.js of the project this executable was built in
-    /// (found from its own path, so that fairpair runs from any directory), else of the current directory].
-    #[arg(long)]
-    pub node_server: Option<PathBuf>,
-    /// The node executable.
-    #[arg(long, default_value = "node")]
-    pub node: String,
-    /// Path a custom subject answers 200 on once it is ready.
-    #[arg(long, default_value = "/")]
-    pub ready_path: String,
-    /// Seconds a subject may take to print its start-up line and answer its first 200.
-    #[arg(long, default_value_t = 15)]
-    pub start_timeout: u64,
-    /// Most seconds to wait before each run for the machine to be idle [default: 3; --quick: 0.5].
-    #[arg(long)]
-    pub idle_wait: Option<f64>,
-    /// The machine counts as idle when other processes use less than this percentage of all its CPUs.
-    #[arg(long, default_value_t = 10.0)]
-    pub idle_threshold: f64,
-    /// Print the plan and its time estimate, and exit without running anything.
-    #[arg(long)]
-    pub dry_run: bool,
-}
 
 /// A request pattern to load.
 #[derive(Clone, Debug, PartialEq)]
@@ -225,6 +107,8 @@ pub struct Plan {
 pub const RUN_OVERHEAD_S: f64 = 1.5;
 /// Seconds to verify one subject (two server starts and 200-odd cases).
 const VERIFY_S: f64 = 4.0;
+/// Discarded warm-up before each preflight calibration measurement.
+pub const CALIBRATION_WARMUP_S: u64 = 1;
 
 impl Plan {
     pub fn from_args(args: &RunArgs) -> Result<Plan> {
@@ -530,6 +414,54 @@ impl Plan {
         })
     }
 
+    /// Prints what the plan will do and how long it should take (on stderr, before anything runs).
+    pub fn announce(&self) {
+        let plan = self;
+        let e = plan.estimate();
+        eprintln!(
+            "fairpair: {} subjects, {} load runs ({} s + {} s warm-up each), {} open-loop runs, {} memory runs",
+            plan.subjects.len(),
+            plan.load_runs(),
+            plan.duration_s,
+            plan.warmup_s,
+            plan.open_loop_runs(),
+            plan.memory_runs()
+        );
+        eprintln!(
+            "fairpair: estimated {} (preflight {}, load {}, open-loop {}, memory {})",
+            minutes(e.total()),
+            minutes(e.preflight),
+            minutes(e.load),
+            minutes(e.open_loop),
+            minutes(e.memory)
+        );
+        if let Some(note) = e.dominant_note() {
+            eprintln!("fairpair: {note}");
+        }
+        if !plan.open_loop_tool && !plan.open_loop_fractions.is_empty() {
+            eprintln!(
+                "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
+            );
+        }
+        if plan.pinned {
+            eprintln!(
+                "fairpair: servers on CPU {}, load generator on CPU {}",
+                procstat::format_cpu_list(&plan.server_cpus),
+                procstat::format_cpu_list(&plan.loader_cpus)
+            );
+        }
+        match plan.post_max_users {
+            _ if !plan.scenarios.iter().any(Scenario::writes) => {}
+            Some(given) => eprintln!("fairpair: the store of POST runs is --max-users {given} (--post-max-users)"),
+            None => eprintln!(
+                "fairpair: the store of POST runs (--max-users) is sized in preflight from the POST rate measured there"
+            ),
+        }
+        for s in &plan.skipped {
+            eprintln!("fairpair: skipped: {s}");
+        }
+    }
+
     /// Number of closed-loop runs.
     pub fn load_runs(&self) -> usize {
         self.cells.iter().map(|c| c.subjects.len()).sum::<usize>() * self.repeats as usize
@@ -553,8 +485,8 @@ impl Plan {
     pub fn estimate(&self) -> Estimate {
         let idle = self.idle_wait_max_s / 2.0;
         let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
-        let calibration = preflight::calibration_runs(self) as f64
-            * ((preflight::CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
+        let calibration =
+            self.calibration_runs() as f64 * ((CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
         let per_run = PerRun {
             load: (self.warmup_s + self.duration_s) as f64 + RUN_OVERHEAD_S + idle,
             open_loop: (self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle,
@@ -567,6 +499,37 @@ impl Plan {
             memory: self.memory_runs() as f64 * per_run.memory,
             per_run,
         }
+    }
+
+    /// Number of calibration measurements preflight will make (for the estimate): the loader's capacity on every
+    /// cell when the ceiling exists, and the POST rate of every subject whose store a writing scenario fills.
+    pub fn calibration_runs(&self) -> usize {
+        let capacity = if self.capacity_target.is_some() { self.capacity_cells().len() } else { 0 };
+        capacity + self.post_subjects().len()
+    }
+
+    /// The distinct (scenario, connections) cells of the plan: the loader's capacity depends on both (more
+    /// connections cost it more per request; a POST sends a body).
+    pub fn capacity_cells(&self) -> Vec<(&Scenario, u32)> {
+        self.cells.iter().map(|c| (&self.scenarios[c.scenario], c.connections)).collect()
+    }
+
+    /// The first scenario that writes to the store (`post` by default), if the plan has one.
+    pub fn writing_scenario(&self) -> Option<&Scenario> {
+        self.cells.iter().map(|c| &self.scenarios[c.scenario]).find(|s| s.writes())
+    }
+
+    /// Indices of the subjects whose store a writing scenario fills.
+    pub fn post_subjects(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for cell in self.cells.iter().filter(|c| self.scenarios[c.scenario].writes()) {
+            for &i in &cell.subjects {
+                if self.subjects[i].accepts_max_users() && !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+        out
     }
 
     pub fn estimate_total(&self) -> f64 {

@@ -20,24 +20,19 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use crate::plan::{MAX_MAX_USERS, MIN_MAX_USERS, Plan, Scenario};
+use crate::plan::{CALIBRATION_WARMUP_S, Plan, Scenario};
 use crate::schema::{
-    CapacityBasis, Flag, FlagKind, LoaderCapacity, PostCalibration, Preflight, StoreLimit, StoreSizing, SubjectRecord,
+    CapacityBasis, Flag, FlagKind, LoaderCapacity, MAX_MAX_USERS, MIN_MAX_USERS, PostCalibration, Preflight,
+    StoreLimit, StoreSizing, SubjectRecord,
 };
 use crate::subject::{self, Kind, SubjectSpec};
+use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
+use crate::text::{minutes, thousands};
 use crate::tools::{self, LoadSpec, LoadTool};
 use crate::{procstat, verify};
 
-/// A subject whose throughput exceeds this share of the loader's measured capacity is loader-limited. Measured on
-/// two machines (docs/harness.md, "Loader capacity"): wrk uses its CPU in proportion to the rate it drives, so at
-/// 80 % of its capacity it is ~80–88 % busy, and a queue in front of a single busy server grows as ρ / (1 − ρ): at
-/// 80 % a request already waits about four service times in the loader. Above that, part of what is measured is the
-/// loader's own queueing, and a faster server could not show more than the remaining fifth.
-pub const LOADER_LIMITED_SHARE_PERCENT: f64 = 80.0;
 /// The loader counts as saturated during the capacity measurement when it uses this much of its CPUs.
 pub const SATURATED_LOADER_PERCENT: f64 = 90.0;
-/// Discarded warm-up before each calibration measurement.
-pub const CALIBRATION_WARMUP_S: u64 = 1;
 /// The store is sized for this multiple of the measured POST rate: a measured run may be faster than the short
 /// calibration (a warmer JIT, a quieter machine), and a rerun with a larger store catches what is left.
 pub const STORE_MARGIN: f64 = 1.5;
@@ -68,12 +63,6 @@ pub struct Stage<'a> {
     pub tool: &'a dyn LoadTool,
     pub scripts: &'a BTreeMap<String, PathBuf>,
     pub say: &'a dyn Fn(String),
-}
-
-/// Number of calibration measurements the plan implies (for the estimate).
-pub fn calibration_runs(plan: &Plan) -> usize {
-    let capacity = if plan.capacity_target.is_some() { capacity_cells(plan).len() } else { 0 };
-    capacity + post_subjects(plan).len()
 }
 
 /// Verifies, then calibrates: the whole preflight stage.
@@ -109,7 +98,7 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
 fn measure_capacities(plan: &Plan, stage: &Stage, out: &mut Outcome) {
     match &plan.capacity_target {
         Some(target) => {
-            for (scenario, connections) in capacity_cells(plan) {
+            for (scenario, connections) in plan.capacity_cells() {
                 (stage.say)(format!("preflight: loader capacity, {} at {connections} connections", scenario.name));
                 match measure_capacity(plan, stage, target, scenario, connections) {
                     Ok(c) => out.record.loader_capacity.push(c),
@@ -132,10 +121,10 @@ fn measure_capacities(plan: &Plan, stage: &Stage, out: &mut Outcome) {
 
 /// The store of the POST runs: given with `--post-max-users`, or sized from a POST run per subject.
 fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
-    if let (Some(given), Some(_)) = (plan.post_max_users, writing_scenario(plan)) {
+    if let (Some(given), Some(_)) = (plan.post_max_users, plan.writing_scenario()) {
         out.record.store = Some(given_store(given, memory_available_kib() / 2));
-    } else if let Some(scenario) = writing_scenario(plan) {
-        for i in post_subjects(plan).into_iter().filter(|&i| out.measurable[i]) {
+    } else if let Some(scenario) = plan.writing_scenario() {
+        for i in plan.post_subjects().into_iter().filter(|&i| out.measurable[i]) {
             let spec = &plan.subjects[i];
             (stage.say)(format!("preflight: {} rate of {}", scenario.name, spec.name));
             match calibrate_post(plan, stage, spec, scenario) {
@@ -221,30 +210,6 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
         verification,
     });
     Ok(measurable)
-}
-
-/// The distinct (scenario, connections) cells of the plan: the loader's capacity depends on both (more connections
-/// cost it more per request; a POST sends a body).
-fn capacity_cells(plan: &Plan) -> Vec<(&Scenario, u32)> {
-    plan.cells.iter().map(|c| (&plan.scenarios[c.scenario], c.connections)).collect()
-}
-
-/// The first scenario that writes to the store (`post` by default), if the plan has one.
-fn writing_scenario(plan: &Plan) -> Option<&Scenario> {
-    plan.cells.iter().map(|c| &plan.scenarios[c.scenario]).find(|s| s.writes())
-}
-
-/// Indices of the subjects whose store a writing scenario fills.
-fn post_subjects(plan: &Plan) -> Vec<usize> {
-    let mut out = Vec::new();
-    for cell in plan.cells.iter().filter(|c| plan.scenarios[c.scenario].writes()) {
-        for &i in &cell.subjects {
-            if plan.subjects[i].accepts_max_users() && !out.contains(&i) {
-                out.push(i);
-            }
-        }
-    }
-    out
 }
 
 fn spec_for(plan: &Plan, stage: &Stage, s: &Scenario, base: &str, connections: u32, secs: u64) -> LoadSpec {
@@ -417,12 +382,12 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
              loader {:.0} % busy{})",
             c.scenario,
             c.connections,
-            crate::report::thousands(c.loader_capacity_rps),
+            thousands(c.loader_capacity_rps),
             match c.basis {
                 CapacityBasis::Saturated => "saturated loader",
                 CapacityBasis::Extrapolated => "scaled to a fully busy loader",
             },
-            crate::report::thousands(c.measured_rps),
+            thousands(c.measured_rps),
             c.target,
             c.loader_cpu_percent,
             if c.machine_idle { "" } else { "; the machine was busy" }
@@ -439,7 +404,7 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
             "preflight: {} rate of {}: {} requests/s at {} connections{}",
             p.scenario,
             p.subject,
-            crate::report::thousands(p.requests_per_sec),
+            thousands(p.requests_per_sec),
             p.connections,
             if p.machine_idle { "" } else { " (the machine was busy)" }
         ));
@@ -451,37 +416,11 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
     say(format!(
         "revised estimate after preflight ({:.0} s): {} left (load {}, open-loop {}, memory {})",
         r.duration_s,
-        crate::execute::minutes(e.load + e.open_loop + e.memory),
-        crate::execute::minutes(e.load),
-        crate::execute::minutes(e.open_loop),
-        crate::execute::minutes(e.memory)
+        minutes(e.load + e.open_loop + e.memory),
+        minutes(e.load),
+        minutes(e.open_loop),
+        minutes(e.memory)
     ));
-}
-
-/// One sentence saying what store size was chosen and why; also used by the report.
-pub fn store_sentence(s: &StoreSizing) -> String {
-    let thousands = crate::report::thousands;
-    if s.limited_by == StoreLimit::Given {
-        return format!("`--max-users {}`, given with --post-max-users (no POST rate calibrated)", s.max_users);
-    }
-    let basis = format!(
-        "{} + {} POST/s ({}, measured in preflight) × {} s (warm-up + run) × {}",
-        thousands(MIN_MAX_USERS as f64),
-        thousands(s.from_rps),
-        s.from_subject,
-        s.window_s,
-        s.margin
-    );
-    let limit = match s.limited_by {
-        StoreLimit::Rate | StoreLimit::Given => String::new(),
-        StoreLimit::Cap => format!(", capped at the servers' limit of {}", thousands(MAX_MAX_USERS as f64)),
-        StoreLimit::Memory => format!(
-            ", limited by memory: half the available {:.1} GiB at {:.0} bytes per user",
-            s.memory_budget_kib as f64 * 2.0 / 1024.0 / 1024.0,
-            s.bytes_per_user
-        ),
-    };
-    format!("`--max-users {}` = {basis}{limit}", s.max_users)
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use anyhow::{Context, Result};
 use crate::charts::{self, Bar, Grouped};
 use crate::schema::{Benchmark, CapacityBasis, LoadRun, MemorySummary, SCHEMA_VERSION, Summary, upgrade_from_v1};
 use crate::stats::{self, Stat, Verdict};
+use crate::text::thousands;
 use crate::usage;
 
 /// Reads a `benchmark.json` of this schema version or of version 1 (upgraded: see [`upgrade_from_v1`]), refusing
@@ -194,7 +195,7 @@ fn method(md: &mut String, b: &Benchmark) {
             let _ = writeln!(
                 md,
                 "- POST runs: every server started with {} (see *Preflight*).",
-                crate::preflight::store_sentence(store)
+                crate::summary::store_sentence(store)
             );
         }
         None if b.schema_version == 1 => {
@@ -277,7 +278,7 @@ fn preflight_section(md: &mut String, b: &Benchmark) {
         );
     }
     if let Some(store) = &p.store {
-        let _ = writeln!(md, "\nStore: {}.", crate::preflight::store_sentence(store));
+        let _ = writeln!(md, "\nStore: {}.", crate::summary::store_sentence(store));
     }
     let _ = writeln!(md, "\nPreflight took {:.0} s, verification included.", p.duration_s);
 }
@@ -963,31 +964,9 @@ fn cpu_list(c: &[usize]) -> String {
     crate::procstat::format_cpu_list(c)
 }
 
-/// 45123.4 → "45,123".
-pub fn thousands(v: f64) -> String {
-    let n = v.round() as i64;
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(45_123.4), "45,123");
-        assert_eq!(thousands(999.0), "999");
-        assert_eq!(thousands(1_000_000.0), "1,000,000");
-        assert_eq!(thousands(-1234.0), "-1,234");
-    }
 
     /// The golden run (ceiling, alpha, beta on `get` at 8 connections), read as a version 1 file.
     fn golden() -> Benchmark {
@@ -1012,7 +991,7 @@ mod tests {
                 basis: CapacityBasis::Saturated,
                 machine_idle: true,
             }],
-            loader_limited_share_percent: crate::preflight::LOADER_LIMITED_SHARE_PERCENT,
+            loader_limited_share_percent: crate::summary::LOADER_LIMITED_SHARE_PERCENT,
             ..Default::default()
         });
         crate::summary::apply_capacity(&mut b.summaries, b.preflight.as_ref());

@@ -487,6 +487,11 @@ pub struct PostCalibration {
     pub machine_idle: bool,
 }
 
+/// Store capacity limits of the servers (`--max-users`), the bounds of every [`StoreSizing`]. The size a POST run
+/// uses is chosen in preflight, from the POST rate measured on this machine (`preflight::size_store`).
+pub const MIN_MAX_USERS: u64 = 10_000;
+pub const MAX_MAX_USERS: u64 = 16_777_216;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoreSizing {
     pub max_users: u64,

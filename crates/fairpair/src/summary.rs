@@ -6,7 +6,14 @@
 
 use crate::schema::*;
 use crate::stats::Stat;
+use crate::text::thousands;
 
+/// A subject whose throughput exceeds this share of the loader's measured capacity is loader-limited. Measured on
+/// two machines (docs/harness.md, "Loader capacity"): wrk uses its CPU in proportion to the rate it drives, so at
+/// 80 % of its capacity it is ~80–88 % busy, and a queue in front of a single busy server grows as ρ / (1 − ρ): at
+/// 80 % a request already waits about four service times in the loader. Above that, part of what is measured is the
+/// loader's own queueing, and a faster server could not show more than the remaining fifth.
+pub const LOADER_LIMITED_SHARE_PERCENT: f64 = 80.0;
 /// A run uses "≥ 90 % of the loader's CPUs": its figures may be the tool's limit.
 pub const LOADER_BOUND_PERCENT: f64 = 90.0;
 /// Coefficient of variation above which a cell is flagged noisy.
@@ -188,10 +195,34 @@ fn busy_flag(bench: &Benchmark, s: &Summary, cell: &str) -> Option<Flag> {
     ))
 }
 
+/// One sentence saying what store size was chosen and why; also used by the report.
+pub fn store_sentence(s: &StoreSizing) -> String {
+    if s.limited_by == StoreLimit::Given {
+        return format!("`--max-users {}`, given with --post-max-users (no POST rate calibrated)", s.max_users);
+    }
+    let basis = format!(
+        "{} + {} POST/s ({}, measured in preflight) × {} s (warm-up + run) × {}",
+        thousands(MIN_MAX_USERS as f64),
+        thousands(s.from_rps),
+        s.from_subject,
+        s.window_s,
+        s.margin
+    );
+    let limit = match s.limited_by {
+        StoreLimit::Rate | StoreLimit::Given => String::new(),
+        StoreLimit::Cap => format!(", capped at the servers' limit of {}", thousands(MAX_MAX_USERS as f64)),
+        StoreLimit::Memory => format!(
+            ", limited by memory: half the available {:.1} GiB at {:.0} bytes per user",
+            s.memory_budget_kib as f64 * 2.0 / 1024.0 / 1024.0,
+            s.bytes_per_user
+        ),
+    };
+    format!("`--max-users {}` = {basis}{limit}", s.max_users)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preflight;
 
     fn run(subject: &str, rps: f64, unexpected: u64, left_out: bool) -> LoadRun {
         LoadRun {
@@ -255,7 +286,7 @@ mod tests {
                 basis: CapacityBasis::Saturated,
                 machine_idle: true,
             }],
-            loader_limited_share_percent: preflight::LOADER_LIMITED_SHARE_PERCENT,
+            loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT,
             ..Preflight::default()
         };
         apply_capacity(&mut s, Some(&capacity(100_000.0)));
