@@ -33,10 +33,10 @@ struct Execution<'a> {
     bench: Benchmark,
 }
 
-pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
-    let tool = tools::by_name(&plan.tool).expect("checked by the plan");
+pub fn run(plan: &Plan) -> Result<Benchmark> {
+    let tool = tools::by_name(&plan.settings.tool).expect("checked by the plan");
     tools::require(tool.as_ref())?;
-    if plan.pinned && !tools::installed("taskset") {
+    if plan.settings.pinned && !tools::installed("taskset") {
         return Err(crate::usage("taskset (util-linux) not found: install util-linux, or pass --no-pin"));
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
@@ -53,7 +53,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
     // A subject that will not be measured leaves the plan here: no progress lines for runs that will not happen, and
     // an estimate of what is left without them.
-    let settings = settings(&revised, argv);
+    let settings = revised.settings.clone();
     let revised = revised.only_measurable(&measurable);
     if revised.subjects.len() < plan.subjects.len() {
         let left = revised.estimate();
@@ -140,34 +140,6 @@ fn prepare_scripts(
     Ok((scripts, records))
 }
 
-fn settings(plan: &Plan, argv: Vec<String>) -> Settings {
-    Settings {
-        tool: plan.tool.clone(),
-        connections: plan.connections.clone(),
-        duration_s: plan.duration_s,
-        warmup_s: plan.warmup_s,
-        repeats: plan.repeats,
-        quick: plan.quick,
-        pinned: plan.pinned,
-        server_cpus: plan.server_cpus.clone(),
-        loader_cpus: plan.loader_cpus.clone(),
-        loader_threads: plan.loader_threads,
-        idle_wait_max_s: plan.idle_wait_max_s,
-        idle_threshold_percent: plan.idle_threshold_percent,
-        post_max_users: plan.post_max_users.unwrap_or(0),
-        open_loop_fractions: plan.open_loop_fractions.clone(),
-        open_loop_duration_s: plan.open_loop_duration_s,
-        open_loop_connections: plan.connections.iter().copied().min().unwrap_or(50),
-        memory_repeats: plan.memory_repeats,
-        memory_connections: plan.memory_connections,
-        memory_duration_s: plan.memory_duration_s,
-        memory_settle_ms: plan.memory_settle_ms,
-        allow_unverified: plan.allow_unverified,
-        baseline: plan.baseline.clone(),
-        argv,
-    }
-}
-
 /// What the open-loop phase runs: the GET scenario, at rates that are fractions of the slowest subject's throughput.
 struct OpenLoopRates<'a> {
     scenario: &'a Scenario,
@@ -218,7 +190,7 @@ impl<'a> Execution<'a> {
         let mut done = 0;
         for cell in &plan.cells {
             let scenario = &plan.scenarios[cell.scenario];
-            for repeat in 1..=plan.repeats {
+            for repeat in 1..=plan.settings.repeats {
                 for &si in &cell.subjects {
                     done += 1;
                     let spec = &plan.subjects[si];
@@ -253,7 +225,7 @@ impl<'a> Execution<'a> {
                 spec.command_template()
             ));
         }
-        for repeat in 1..=plan.memory_repeats {
+        for repeat in 1..=plan.settings.memory_repeats {
             for spec in plan.subjects.iter().filter(|s| s.started_by_harness()) {
                 self.status(format!("memory {} #{repeat}", spec.name));
                 match self.measure.memory_run(spec, repeat) {
@@ -271,7 +243,7 @@ impl<'a> Execution<'a> {
     fn open_loop_rates(&mut self) -> Option<OpenLoopRates<'a>> {
         let plan = self.plan;
         let skipped = &mut self.bench.skipped;
-        if plan.open_loop_fractions.is_empty() {
+        if plan.settings.open_loop_fractions.is_empty() {
             skipped.push("open-loop phase: disabled (--open-loop-rates 0)".into());
             return None;
         }
@@ -291,7 +263,8 @@ impl<'a> Execution<'a> {
             skipped.push("open-loop phase: no GET throughput was measured to derive the rates from".into());
             return None;
         };
-        let rates = plan.open_loop_fractions.iter().map(|&f| (f, (f * slowest_rps).round().max(1.0))).collect();
+        let rates =
+            plan.settings.open_loop_fractions.iter().map(|&f| (f, (f * slowest_rps).round().max(1.0))).collect();
         Some(OpenLoopRates { scenario, slowest_name, rates })
     }
 

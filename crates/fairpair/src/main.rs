@@ -117,7 +117,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let plan = Plan::from_args(&args)?;
             if args.dry_run {
                 plan.announce();
-                eprintln!("fairpair: load tool: {}", plan.tool);
+                eprintln!("fairpair: load tool: {}", plan.settings.tool);
                 for cell in &plan.cells {
                     let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
                     eprintln!(
@@ -125,13 +125,13 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
                         plan.scenarios[cell.scenario].name,
                         cell.connections,
                         names.join(" "),
-                        plan.repeats
+                        plan.settings.repeats
                     );
                 }
                 eprintln!("fairpair: open-loop tool: {}", open_loop_tool(&plan));
                 return Ok(ExitCode::SUCCESS);
             }
-            let result = execute::run(&plan, std::env::args().collect())?;
+            let result = execute::run(&plan)?;
             let path = plan.out.join("benchmark.json");
             let json = serde_json::to_string_pretty(&result)?;
             std::fs::write(&path, json + "\n")?;
@@ -185,7 +185,7 @@ fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Re
 /// Which tool the open-loop phase will use, as `bench` chooses it: oha when it is on `PATH`, else autocannon (at the
 /// rates it can hold), else none. Printed by `--dry-run`, so a setup can be checked without a run.
 fn open_loop_tool(plan: &Plan) -> &'static str {
-    if plan.open_loop_fractions.is_empty() {
+    if plan.settings.open_loop_fractions.is_empty() {
         "none: the open-loop phase is disabled (--open-loop-rates 0)"
     } else if fairpair::tools::installed("oha") {
         "oha (latencies corrected for coordinated omission)"

@@ -99,7 +99,7 @@ pub fn load_spec(
         body: s.body.clone(),
         connections,
         duration_s,
-        threads: plan.loader_threads,
+        threads: plan.settings.loader_threads,
         rate,
         script: None,
     }
@@ -121,13 +121,14 @@ fn unexpected_flag(spec: &SubjectSpec, scenario: &Scenario, connections: u32, re
 
 impl<'a> Measure<'a> {
     pub fn new(plan: &'a Plan, tool: Box<dyn LoadTool>, scripts: BTreeMap<String, PathBuf>) -> Measure<'a> {
-        Measure { plan, tool, hz: procstat::ticks_per_second(), scripts, post_max_users: plan.post_max_users }
+        Measure { plan, tool, hz: procstat::ticks_per_second(), scripts, post_max_users: plan.post_max_users() }
     }
 
     /// Waits (bounded) for an idle machine, then starts a fresh subject for one run: the only place a run starts its
     /// server. Returns the server and (seconds waited, whether the machine was idle).
     fn start(&self, spec: &SubjectSpec, max_users: Option<u64>) -> Result<(Running, (f64, bool))> {
-        let idle = procstat::wait_for_idle(self.plan.idle_wait_max_s, self.plan.idle_threshold_percent);
+        let idle =
+            procstat::wait_for_idle(self.plan.settings.idle_wait_max_s, self.plan.settings.idle_threshold_percent);
         let server = subject::start(spec, &self.plan.start_options(max_users))?;
         Ok((server, idle))
     }
@@ -183,7 +184,7 @@ impl<'a> Measure<'a> {
             out.runs.push(run);
             return Ok(());
         }
-        let window = self.plan.warmup_s + self.plan.duration_s;
+        let window = self.plan.settings.warmup_s + self.plan.settings.duration_s;
         let larger = max_users.and_then(|m| preflight::larger_store(m, run.requests_per_sec, window, store));
         let what = unexpected_sentence(&run, scenario);
         let (reason, rerun) = match larger {
@@ -219,11 +220,11 @@ impl<'a> Measure<'a> {
         let (server, (idle_wait_s, machine_idle)) = self.start(spec, max_users)?;
         let listen_backlog = env::listen_backlog(server.addr.port());
         let base = format!("http://{}", server.addr);
-        if plan.warmup_s > 0 {
-            let warm = self.spec_for(scenario, &base, connections, plan.warmup_s, None);
+        if plan.settings.warmup_s > 0 {
+            let warm = self.spec_for(scenario, &base, connections, plan.settings.warmup_s, None);
             tools::invoke(self.tool.as_ref(), &warm, plan.loader_pin()).context("warm-up")?;
         }
-        let load = self.spec_for(scenario, &base, connections, plan.duration_s, None);
+        let load = self.spec_for(scenario, &base, connections, plan.settings.duration_s, None);
         let before = Window::now(server.pid);
         let inv = tools::invoke(self.tool.as_ref(), &load, plan.loader_pin())?;
         let after = Window::now(server.pid);
@@ -279,11 +280,11 @@ impl<'a> Measure<'a> {
         let plan = self.plan;
         let (server, _) = self.start(spec, None)?;
         let base = format!("http://{}", server.addr);
-        if plan.warmup_s > 0 {
-            let warm = self.spec_for(scenario, &base, connections, plan.warmup_s, Some(rate));
+        if plan.settings.warmup_s > 0 {
+            let warm = self.spec_for(scenario, &base, connections, plan.settings.warmup_s, Some(rate));
             tools::invoke(tool, &warm, plan.loader_pin()).context("warm-up")?;
         }
-        let load = self.spec_for(scenario, &base, connections, plan.open_loop_duration_s, Some(rate));
+        let load = self.spec_for(scenario, &base, connections, plan.settings.open_loop_duration_s, Some(rate));
         let inv = tools::invoke(tool, &load, plan.loader_pin())?;
         server.stop()?;
         Ok(OpenLoopRun {
@@ -308,10 +309,11 @@ impl<'a> Measure<'a> {
         let plan = self.plan;
         let scenario = plan.memory_scenario();
         let (server, _) = self.start(spec, None)?;
-        std::thread::sleep(Duration::from_millis(plan.memory_settle_ms));
+        std::thread::sleep(Duration::from_millis(plan.settings.memory_settle_ms));
         let idle = Self::memory_of(&server);
         let base = format!("http://{}", server.addr);
-        let load = self.spec_for(&scenario, &base, plan.memory_connections, plan.memory_duration_s, None);
+        let load =
+            self.spec_for(&scenario, &base, plan.settings.memory_connections, plan.settings.memory_duration_s, None);
         let inv = tools::invoke(self.tool.as_ref(), &load, plan.loader_pin())?;
         let after_load = Self::memory_of(&server);
         let run = MemoryRun {

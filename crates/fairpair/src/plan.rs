@@ -10,7 +10,7 @@ use anyhow::Result;
 
 use crate::args::RunArgs;
 use crate::procstat;
-use crate::schema::{ExpectedStatus, MAX_MAX_USERS, MIN_MAX_USERS};
+use crate::schema::{ExpectedStatus, MAX_MAX_USERS, MIN_MAX_USERS, Settings};
 use crate::subject::{Kind, StartOptions, SubjectSpec};
 use crate::text::minutes;
 use crate::usage;
@@ -59,42 +59,22 @@ pub struct Cell {
     pub subjects: Vec<usize>,
 }
 
+/// What `fairpair run` will do.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The settings as `benchmark.json` records them, built once here from the command line. Preflight revises one of
+    /// them (`post_max_users`, the store of the POST runs); `execute` copies them into the results as they are.
+    pub settings: Settings,
     pub subjects: Vec<SubjectSpec>,
     pub scenarios: Vec<Scenario>,
-    pub connections: Vec<u32>,
     pub cells: Vec<Cell>,
-    pub tool: String,
-    pub duration_s: u64,
-    pub warmup_s: u64,
-    pub repeats: u32,
-    pub quick: bool,
-    pub pinned: bool,
-    pub server_cpus: Vec<usize>,
-    pub loader_cpus: Vec<usize>,
-    pub loader_threads: u32,
-    pub open_loop_fractions: Vec<f64>,
     /// Whether an open-loop tool (oha or autocannon) is installed: without one the phase is skipped, so it is not
     /// estimated either.
     pub open_loop_tool: bool,
-    pub open_loop_duration_s: u64,
-    pub memory_repeats: u32,
-    pub memory_duration_s: u64,
-    pub memory_connections: u32,
-    pub memory_settle_ms: u64,
-    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
-    /// chosen by preflight from the POST rate it measures (the revised plan has it).
-    pub post_max_users: Option<u64>,
     /// The ceiling binary when it exists: preflight loads it to measure the loader's capacity.
     pub capacity_target: Option<PathBuf>,
     /// Seconds of each preflight calibration run (loader capacity, POST rate).
     pub calibration_s: u64,
-    pub idle_wait_max_s: f64,
-    pub idle_threshold_percent: f64,
-    pub allow_unverified: bool,
-    /// `--baseline`, checked to name a subject; `None` lets the report choose (see `report::baseline`).
-    pub baseline: Option<String>,
     /// `--level`, when given; otherwise each subject's own default (see [`Plan::level_for`]).
     pub level: Option<contract::Level>,
     pub start_timeout_s: u64,
@@ -110,9 +90,35 @@ const VERIFY_S: f64 = 4.0;
 /// Discarded warm-up before each preflight calibration measurement.
 pub const CALIBRATION_WARMUP_S: u64 = 1;
 
+/// Where the servers and the load generator run.
+struct Pinning {
+    server_cpus: Vec<usize>,
+    loader_cpus: Vec<usize>,
+    pinned: bool,
+    loader_threads: u32,
+}
+
+/// The programs of the built-in subjects, as found (or given) before any is checked to exist.
+struct Programs {
+    users_server: PathBuf,
+    ceiling: PathBuf,
+    go_server: PathBuf,
+    node_server: PathBuf,
+    node: String,
+}
+
+/// The phase lengths and repeat counts, with `--quick`'s defaults where the command line left them open.
+struct Lengths {
+    duration_s: u64,
+    warmup_s: u64,
+    repeats: u32,
+}
+
 impl Plan {
     pub fn from_args(args: &RunArgs) -> Result<Plan> {
-        Plan::for_cpus(args, procstat::allowed_cpus())
+        let mut plan = Plan::for_cpus(args, procstat::allowed_cpus())?;
+        plan.settings.argv = std::env::args().collect();
+        Ok(plan)
     }
 
     /// The plan on a machine whose allowed CPUs are `allowed`: `from_args` passes this process's own, tests pass a
@@ -123,254 +129,20 @@ impl Plan {
             preset.apply(&mut args);
         }
         let args = &args;
-        let tool = args.tool.clone().unwrap_or_else(|| "wrk".to_string());
-        let q = args.quick;
-        let duration_s = args.duration.unwrap_or(if q { 2 } else { 15 });
-        let warmup_s = args.warmup.unwrap_or(if q { 1 } else { 5 });
-        let repeats = args.repeats.unwrap_or(if q { 1 } else { 3 });
-        if duration_s == 0 || repeats == 0 {
-            return Err(usage("--duration and --repeats must be at least 1"));
-        }
-        // Values that cannot mean anything are refused rather than quietly raised, so that the report never
-        // describes a run the user did not ask for.
-        if args.memory_connections == 0 || args.start_timeout == 0 {
-            return Err(usage("--memory-connections and --start-timeout must be at least 1"));
-        }
-        if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
-            return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
-        }
-        if crate::tools::by_name(&tool).is_none() {
-            return Err(usage(format!("unknown load tool {:?} (expected {})", tool, crate::tools::NAMES.join(", "))));
-        }
+        let lengths = check_values(args)?;
         let mut skipped = Vec::new();
-
-        // Pinning: disjoint CPU sets for servers and load generator.
-        let cpu_list = |flag: &str, text: &str| -> Result<Vec<usize>> {
-            let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
-            if let Some(c) = cpus.iter().find(|c| !allowed.contains(c)) {
-                return Err(usage(format!(
-                    "{flag}: CPU {c} is not available (allowed: {})",
-                    procstat::format_cpu_list(&allowed)
-                )));
-            }
-            Ok(cpus)
-        };
-        let half = (allowed.len() / 2).max(1);
-        let (server_cpus, loader_cpus, pinned) = if args.no_pin {
-            if args.server_cpus.is_some() || args.loader_cpus.is_some() {
-                return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
-            }
-            (allowed.clone(), allowed.clone(), false)
-        } else {
-            let server = match &args.server_cpus {
-                Some(t) => cpu_list("--server-cpus", t)?,
-                None => allowed[..half].to_vec(),
-            };
-            let loader = match &args.loader_cpus {
-                Some(t) => cpu_list("--loader-cpus", t)?,
-                None => allowed.iter().copied().filter(|c| !server.contains(c)).collect(),
-            };
-            if loader.is_empty() {
-                skipped.push(format!(
-                    "pinning: only {} CPU available, so server and load generator share it (figures are a lower bound)",
-                    allowed.len()
-                ));
-                (server.clone(), server, false)
-            } else {
-                if server.iter().any(|c| loader.contains(c)) {
-                    return Err(usage("--server-cpus and --loader-cpus overlap"));
-                }
-                (server, loader, true)
-            }
-        };
-        let server_n = server_cpus.len() as u32;
-        let loader_threads = if pinned { loader_cpus.len() as u32 } else { (allowed.len() as u32 / 2).max(1) };
-
-        // Subjects.
-        let exe_dir = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
-        let sibling = |name: &str, given: &Option<PathBuf>| -> PathBuf {
-            given.clone().unwrap_or_else(|| exe_dir.as_deref().unwrap_or(Path::new(".")).join(name))
-        };
-        let users_server = sibling("users-server", &args.users_server);
-        let ceiling = sibling("ceiling", &args.ceiling);
-        let go_server = sibling("../go/users-server-go", &args.go_server);
-        let node_server = args.node_server.clone().unwrap_or_else(|| {
-            let exe = std::env::current_exe().ok();
-            project_file(exe.as_deref(), Path::new("servers-node/server.js"))
-        });
-        let capacity_target = ceiling.is_file().then(|| ceiling.clone());
-        let multi_ok = server_n >= 2;
-        let names: Vec<String> = match &args.subjects {
-            Some(list) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
-            None => {
-                let mut v = vec!["rust".to_string(), "node".into(), "ceiling".into()];
-                if multi_ok {
-                    v.extend(["rust-multi".to_string(), "node-cluster".into()]);
-                } else {
-                    skipped.push(format!(
-                        "rust-multi and node-cluster: the server side has {server_n} CPU, and multi-worker subjects \
-                         need at least 2 to mean anything (give --server-cpus with 2 or more CPUs)"
-                    ));
-                }
-                v
-            }
-        };
-        if args.subjects.is_some() && names.is_empty() && args.custom_subjects.is_empty() {
-            return Err(usage("--subjects is empty"));
-        }
-        let mut subjects = Vec::new();
-        for name in &names {
-            let builtin = |program: Vec<String>, workers: u32, contract: bool| SubjectSpec {
-                name: name.clone(),
-                kind: Kind::Builtin { program, accepts_max_users: contract, implements_contract: contract },
-                workers: Some(workers),
-                get_only: !contract,
-                ready_path: "/health".into(),
-                per_worker_store: false,
-            };
-            let rust = || -> Result<Vec<String>> {
-                Ok(vec![existing(&users_server, "the Rust server", "cargo build --release -p users-server")?])
-            };
-            let node = || -> Result<Vec<String>> {
-                Ok(vec![args.node.clone(), existing(&node_server, "the Node server", "check --node-server")?])
-            };
-            let go = || -> Result<Vec<String>> {
-                Ok(vec![existing(&go_server, "the Go server", "build it with scripts/build-go, or give --go-server")?])
-            };
-            let spec = match name.as_str() {
-                "rust" => builtin(rust()?, 1, true),
-                // GOMAXPROCS=1 (`--workers 1`): like with like against one tokio worker and one Node process.
-                "go" => builtin(go()?, 1, true),
-                "node" => builtin(node()?, 1, true),
-                "ceiling" => builtin(
-                    vec![existing(&ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
-                    1,
-                    false,
-                ),
-                "rust-multi" | "node-cluster" | "go-multi" if !multi_ok => {
-                    skipped.push(format!("{name}: the server side has {server_n} CPU; it needs at least 2"));
-                    continue;
-                }
-                "rust-multi" => builtin(rust()?, server_n, true),
-                "go-multi" => builtin(go()?, server_n, true),
-                "node-cluster" => SubjectSpec { per_worker_store: true, ..builtin(node()?, server_n, true) },
-                other => {
-                    return Err(usage(format!(
-                        "unknown subject {other:?} (built-in: rust, node, go, ceiling, rust-multi, node-cluster, go-multi; \
-                         add your own with --subject NAME='COMMAND with {{port}}')"
-                    )));
-                }
-            };
-            if !subjects.iter().any(|s: &SubjectSpec| s.name == spec.name) {
-                subjects.push(spec);
-            }
-        }
-        for text in &args.custom_subjects {
-            let (name, command) = text
-                .split_once('=')
-                .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
-            let name = name.trim();
-            check_name("--subject", name)?;
-            if subjects.iter().any(|s| s.name == name) {
-                return Err(usage(format!("--subject {name}: a subject of that name already exists")));
-            }
-            // A URL: a service that is already running, which the harness loads but does not start.
-            if command.starts_with("http://") {
-                let addr = crate::verify::parse_url(command)?;
-                subjects.push(SubjectSpec {
-                    name: name.to_string(),
-                    kind: Kind::External { url: command.trim_end_matches('/').to_string(), addr },
-                    workers: None,
-                    get_only: false,
-                    ready_path: args.ready_path.clone(),
-                    per_worker_store: false,
-                });
-                continue;
-            }
-            if !command.contains("{port}") {
-                return Err(usage(format!("--subject {name}: the command must contain {{port}}")));
-            }
-            if subjects.iter().any(|s| s.name == name) {
-                return Err(usage(format!("--subject {name}: a subject of that name already exists")));
-            }
-            subjects.push(SubjectSpec {
-                name: name.to_string(),
-                kind: Kind::Custom { template: command.to_string() },
-                workers: None,
-                get_only: false,
-                ready_path: args.ready_path.clone(),
-                per_worker_store: false,
-            });
-        }
-        if subjects.is_empty() {
-            return Err(usage("no subject left to measure"));
-        }
-        let baseline = match &args.baseline {
-            Some(name) if subjects.iter().any(|s| &s.name == name && !s.get_only) => Some(name.clone()),
-            Some(name) => {
-                let names: Vec<&str> = subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
-                return Err(usage(format!(
-                    "--baseline {name}: not a subject of this run that implements the API (one of: {})",
-                    names.join(", ")
-                )));
-            }
-            None => None,
-        };
-
-        // Scenarios.
-        let mut scenarios = Vec::new();
-        let scenario_names = args.scenarios.clone().unwrap_or_else(|| vec!["get".into(), "post".into()]);
-        for name in scenario_names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-            let s = match name {
-                "get" => Scenario::builtin("get", "GET", "/users/500", None),
-                "post" => Scenario::builtin("post", "POST", "/users", Some(POST_BODY)),
-                "hello" => Scenario::builtin("hello", "GET", "/", None),
-                other => {
-                    return Err(usage(format!(
-                        "unknown scenario {other:?} (built-in: get, post, hello; add your own with \
-                         --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])"
-                    )));
-                }
-            };
-            if !scenarios.contains(&s) {
-                scenarios.push(s);
-            }
-        }
-        for text in &args.custom_scenarios {
-            let s = parse_scenario(text)?;
-            if scenarios.iter().any(|x| x.name == s.name) {
-                return Err(usage(format!("--scenario {}: a scenario of that name already exists", s.name)));
-            }
-            scenarios.push(s);
-        }
-        if scenarios.is_empty() {
-            return Err(usage("no scenario to run"));
-        }
-
+        let pinning = pinning(args, &allowed, &mut skipped)?;
+        let programs = programs(args);
+        let capacity_target = programs.ceiling.is_file().then(|| programs.ceiling.clone());
+        let server_n = pinning.server_cpus.len() as u32;
+        let subjects = subjects(args, &programs, server_n, &mut skipped)?;
+        let baseline = baseline(args, &subjects)?;
+        let scenarios = scenarios(args)?;
         let connections = args.connections.clone().unwrap_or_else(|| vec![50, 300]);
         if connections.is_empty() || connections.iter().any(|&c| c == 0 || c > 10_000) {
             return Err(usage("--connections: each count must be 1 to 10000"));
         }
-
-        // Cells: the ceiling is a GET-only baseline.
-        let mut cells = Vec::new();
-        for (si, scenario) in scenarios.iter().enumerate() {
-            let members: Vec<usize> =
-                (0..subjects.len()).filter(|&i| scenario.is_get() || !subjects[i].get_only).collect();
-            for s in subjects.iter().filter(|s| s.get_only && !scenario.is_get()) {
-                skipped.push(format!(
-                    "{} on {}: a fixed-response baseline is measured on GET scenarios only",
-                    s.name, scenario.name
-                ));
-            }
-            if members.is_empty() {
-                continue;
-            }
-            for &c in &connections {
-                cells.push(Cell { scenario: si, connections: c, subjects: members.clone() });
-            }
-        }
-
+        let cells = cells(&scenarios, &subjects, &connections, &mut skipped);
         if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
             return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
         }
@@ -378,36 +150,16 @@ impl Plan {
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
         }
-
+        let q = args.quick;
         Ok(Plan {
+            settings: settings(args, lengths, pinning, connections, open_loop_fractions, baseline),
             subjects,
             scenarios,
-            connections,
             cells,
-            tool,
-            duration_s,
-            warmup_s,
-            repeats,
-            quick: q,
-            pinned,
-            server_cpus,
-            loader_cpus,
-            loader_threads,
-            open_loop_fractions,
             open_loop_tool: crate::tools::installed("oha") || crate::tools::installed("autocannon"),
-            open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-            memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
-            memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-            memory_connections: args.memory_connections,
-            memory_settle_ms: if q { 300 } else { 1000 },
-            post_max_users: args.post_max_users,
             capacity_target,
             calibration_s: if q { 1 } else { 3 },
-            idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
-            idle_threshold_percent: args.idle_threshold,
-            allow_unverified: args.allow_unverified,
             level: args.level,
-            baseline,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
             skipped,
@@ -422,8 +174,8 @@ impl Plan {
             "fairpair: {} subjects, {} load runs ({} s + {} s warm-up each), {} open-loop runs, {} memory runs",
             plan.subjects.len(),
             plan.load_runs(),
-            plan.duration_s,
-            plan.warmup_s,
+            plan.settings.duration_s,
+            plan.settings.warmup_s,
             plan.open_loop_runs(),
             plan.memory_runs()
         );
@@ -438,19 +190,19 @@ impl Plan {
         if let Some(note) = e.dominant_note() {
             eprintln!("fairpair: {note}");
         }
-        if !plan.open_loop_tool && !plan.open_loop_fractions.is_empty() {
+        if !plan.open_loop_tool && !plan.settings.open_loop_fractions.is_empty() {
             eprintln!(
                 "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
             );
         }
-        if plan.pinned {
+        if plan.settings.pinned {
             eprintln!(
                 "fairpair: servers on CPU {}, load generator on CPU {}",
-                procstat::format_cpu_list(&plan.server_cpus),
-                procstat::format_cpu_list(&plan.loader_cpus)
+                procstat::format_cpu_list(&plan.settings.server_cpus),
+                procstat::format_cpu_list(&plan.settings.loader_cpus)
             );
         }
-        match plan.post_max_users {
+        match plan.post_max_users() {
             _ if !plan.scenarios.iter().any(Scenario::writes) => {}
             Some(given) => eprintln!("fairpair: the store of POST runs is --max-users {given} (--post-max-users)"),
             None => eprintln!(
@@ -464,13 +216,13 @@ impl Plan {
 
     /// Number of closed-loop runs.
     pub fn load_runs(&self) -> usize {
-        self.cells.iter().map(|c| c.subjects.len()).sum::<usize>() * self.repeats as usize
+        self.cells.iter().map(|c| c.subjects.len()).sum::<usize>() * self.settings.repeats as usize
     }
 
     /// Subjects that take part in the open-loop phase (those measured on `get` at the lowest connection count).
     pub fn open_loop_runs(&self) -> usize {
         if self.open_loop_tool && self.scenarios.iter().any(|s| s.name == "get") {
-            self.subjects.len() * self.open_loop_fractions.len()
+            self.subjects.len() * self.settings.open_loop_fractions.len()
         } else {
             0
         }
@@ -478,19 +230,22 @@ impl Plan {
 
     /// Memory runs start a fresh process each, so a running service (`--subject NAME=http://…`) has none.
     pub fn memory_runs(&self) -> usize {
-        self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.memory_repeats as usize
+        self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.settings.memory_repeats as usize
     }
 
     /// Estimated seconds for each phase, and for one run of each (the progress display's weights).
     pub fn estimate(&self) -> Estimate {
-        let idle = self.idle_wait_max_s / 2.0;
+        let idle = self.settings.idle_wait_max_s / 2.0;
         let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
         let calibration =
             self.calibration_runs() as f64 * ((CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
         let per_run = PerRun {
-            load: (self.warmup_s + self.duration_s) as f64 + RUN_OVERHEAD_S + idle,
-            open_loop: (self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle,
-            memory: self.memory_duration_s as f64 + self.memory_settle_ms as f64 / 1000.0 + RUN_OVERHEAD_S + idle,
+            load: (self.settings.warmup_s + self.settings.duration_s) as f64 + RUN_OVERHEAD_S + idle,
+            open_loop: (self.settings.warmup_s + self.settings.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle,
+            memory: self.settings.memory_duration_s as f64
+                + self.settings.memory_settle_ms as f64 / 1000.0
+                + RUN_OVERHEAD_S
+                + idle,
         };
         Estimate {
             preflight: verify + calibration,
@@ -572,19 +327,19 @@ impl Plan {
         StartOptions {
             header_timeout_ms: None,
             max_users,
-            cpus: self.pinned.then_some(self.server_cpus.as_slice()),
+            cpus: self.settings.pinned.then_some(self.settings.server_cpus.as_slice()),
             timeout: std::time::Duration::from_secs(self.start_timeout_s),
         }
     }
 
     /// How many CPUs the load generator could use, the denominator of its CPU percentage.
     pub fn loader_cpu_count(&self, tool: &dyn crate::tools::LoadTool) -> f64 {
-        if self.pinned {
-            self.loader_cpus.len() as f64
+        if self.settings.pinned {
+            self.settings.loader_cpus.len() as f64
         } else if tool.name() == "autocannon" {
             1.0 // One Node process: one core is all it can use.
         } else {
-            f64::from(self.loader_threads)
+            f64::from(self.settings.loader_threads)
         }
     }
 
@@ -605,12 +360,19 @@ impl Plan {
 
     /// The CPUs a load tool is pinned to, when pinning.
     pub fn loader_pin(&self) -> Option<&[usize]> {
-        self.pinned.then_some(self.loader_cpus.as_slice())
+        self.settings.pinned.then_some(self.settings.loader_cpus.as_slice())
+    }
+
+    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
+    /// chosen by preflight from the POST rate it measures (the revised plan has it). `benchmark.json` records it as
+    /// `settings.post_max_users`, 0 when there was none to choose.
+    pub fn post_max_users(&self) -> Option<u64> {
+        (self.settings.post_max_users > 0).then_some(self.settings.post_max_users)
     }
 
     /// The store size of a run of `scenario` on `spec`: only runs that write, on servers that take `--max-users`.
     pub fn max_users_for(&self, spec: &SubjectSpec, scenario: &Scenario) -> Option<u64> {
-        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users.unwrap_or(MAX_MAX_USERS))
+        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users().unwrap_or(MAX_MAX_USERS))
     }
 }
 
@@ -660,6 +422,321 @@ impl Estimate {
             self.load, total, seconds
         ))
     }
+}
+
+/// The settings of a plan, from the command line and what the plan resolved (CPUs, connections, rates, baseline).
+/// `post_max_users` is 0 until preflight sizes the store (or `--post-max-users` gives it); `argv` is filled in by
+/// [`Plan::from_args`].
+fn settings(
+    args: &RunArgs,
+    lengths: Lengths,
+    pinning: Pinning,
+    connections: Vec<u32>,
+    open_loop_fractions: Vec<f64>,
+    baseline: Option<String>,
+) -> Settings {
+    let q = args.quick;
+    Settings {
+        tool: args.tool.clone().unwrap_or_else(|| "wrk".to_string()),
+        open_loop_connections: connections.iter().copied().min().unwrap_or(50),
+        connections,
+        duration_s: lengths.duration_s,
+        warmup_s: lengths.warmup_s,
+        repeats: lengths.repeats,
+        quick: q,
+        pinned: pinning.pinned,
+        server_cpus: pinning.server_cpus,
+        loader_cpus: pinning.loader_cpus,
+        loader_threads: pinning.loader_threads,
+        idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
+        idle_threshold_percent: args.idle_threshold,
+        post_max_users: args.post_max_users.unwrap_or(0),
+        open_loop_fractions,
+        open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
+        memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
+        memory_connections: args.memory_connections,
+        memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
+        memory_settle_ms: if q { 300 } else { 1000 },
+        allow_unverified: args.allow_unverified,
+        baseline,
+        argv: Vec::new(),
+    }
+}
+
+/// The run lengths, and the values that cannot mean anything refused.
+fn check_values(args: &RunArgs) -> Result<Lengths> {
+    let q = args.quick;
+    let lengths = Lengths {
+        duration_s: args.duration.unwrap_or(if q { 2 } else { 15 }),
+        warmup_s: args.warmup.unwrap_or(if q { 1 } else { 5 }),
+        repeats: args.repeats.unwrap_or(if q { 1 } else { 3 }),
+    };
+    if lengths.duration_s == 0 || lengths.repeats == 0 {
+        return Err(usage("--duration and --repeats must be at least 1"));
+    }
+    // Values that cannot mean anything are refused rather than quietly raised, so that the report never
+    // describes a run the user did not ask for.
+    if args.memory_connections == 0 || args.start_timeout == 0 {
+        return Err(usage("--memory-connections and --start-timeout must be at least 1"));
+    }
+    if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
+        return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
+    }
+    let tool = args.tool.as_deref().unwrap_or("wrk");
+    if crate::tools::by_name(tool).is_none() {
+        return Err(usage(format!("unknown load tool {:?} (expected {})", tool, crate::tools::NAMES.join(", "))));
+    }
+    Ok(lengths)
+}
+
+/// Pinning: disjoint CPU sets for servers and load generator.
+fn pinning(args: &RunArgs, allowed: &[usize], skipped: &mut Vec<String>) -> Result<Pinning> {
+    let cpu_list = |flag: &str, text: &str| -> Result<Vec<usize>> {
+        let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
+        if let Some(c) = cpus.iter().find(|c| !allowed.contains(c)) {
+            return Err(usage(format!(
+                "{flag}: CPU {c} is not available (allowed: {})",
+                procstat::format_cpu_list(allowed)
+            )));
+        }
+        Ok(cpus)
+    };
+    let half = (allowed.len() / 2).max(1);
+    let (server_cpus, loader_cpus, pinned) = if args.no_pin {
+        if args.server_cpus.is_some() || args.loader_cpus.is_some() {
+            return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
+        }
+        (allowed.to_vec(), allowed.to_vec(), false)
+    } else {
+        let server = match &args.server_cpus {
+            Some(t) => cpu_list("--server-cpus", t)?,
+            None => allowed[..half].to_vec(),
+        };
+        let loader = match &args.loader_cpus {
+            Some(t) => cpu_list("--loader-cpus", t)?,
+            None => allowed.iter().copied().filter(|c| !server.contains(c)).collect(),
+        };
+        if loader.is_empty() {
+            skipped.push(format!(
+                "pinning: only {} CPU available, so server and load generator share it (figures are a lower bound)",
+                allowed.len()
+            ));
+            (server.clone(), server, false)
+        } else {
+            if server.iter().any(|c| loader.contains(c)) {
+                return Err(usage("--server-cpus and --loader-cpus overlap"));
+            }
+            (server, loader, true)
+        }
+    };
+    let loader_threads = if pinned { loader_cpus.len() as u32 } else { (allowed.len() as u32 / 2).max(1) };
+    Ok(Pinning { server_cpus, loader_cpus, pinned, loader_threads })
+}
+
+/// Where the built-in subjects' programs are: given, or beside this executable (the Node server: in the project
+/// this executable was built in).
+fn programs(args: &RunArgs) -> Programs {
+    let exe_dir = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    let sibling = |name: &str, given: &Option<PathBuf>| -> PathBuf {
+        given.clone().unwrap_or_else(|| exe_dir.as_deref().unwrap_or(Path::new(".")).join(name))
+    };
+    Programs {
+        users_server: sibling("users-server", &args.users_server),
+        ceiling: sibling("ceiling", &args.ceiling),
+        go_server: sibling("../go/users-server-go", &args.go_server),
+        node_server: args.node_server.clone().unwrap_or_else(|| {
+            let exe = std::env::current_exe().ok();
+            project_file(exe.as_deref(), Path::new("servers-node/server.js"))
+        }),
+        node: args.node.clone(),
+    }
+}
+
+/// The subjects: the built-in ones named (or the default set), then the user's own.
+fn subjects(args: &RunArgs, programs: &Programs, server_n: u32, skipped: &mut Vec<String>) -> Result<Vec<SubjectSpec>> {
+    let multi_ok = server_n >= 2;
+    let names: Vec<String> = match &args.subjects {
+        Some(list) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+        None => {
+            let mut v = vec!["rust".to_string(), "node".into(), "ceiling".into()];
+            if multi_ok {
+                v.extend(["rust-multi".to_string(), "node-cluster".into()]);
+            } else {
+                skipped.push(format!(
+                    "rust-multi and node-cluster: the server side has {server_n} CPU, and multi-worker subjects \
+                     need at least 2 to mean anything (give --server-cpus with 2 or more CPUs)"
+                ));
+            }
+            v
+        }
+    };
+    if args.subjects.is_some() && names.is_empty() && args.custom_subjects.is_empty() {
+        return Err(usage("--subjects is empty"));
+    }
+    let mut subjects: Vec<SubjectSpec> = Vec::new();
+    for name in &names {
+        if matches!(name.as_str(), "rust-multi" | "node-cluster" | "go-multi") && !multi_ok {
+            skipped.push(format!("{name}: the server side has {server_n} CPU; it needs at least 2"));
+            continue;
+        }
+        let spec = builtin_subject(name, programs, server_n)?;
+        if !subjects.iter().any(|s| s.name == spec.name) {
+            subjects.push(spec);
+        }
+    }
+    for text in &args.custom_subjects {
+        let spec = custom_subject(text, &args.ready_path, &subjects)?;
+        subjects.push(spec);
+    }
+    if subjects.is_empty() {
+        return Err(usage("no subject left to measure"));
+    }
+    Ok(subjects)
+}
+
+/// A built-in subject by name, its program checked to exist; multi-worker ones get one worker per server CPU.
+fn builtin_subject(name: &str, programs: &Programs, server_n: u32) -> Result<SubjectSpec> {
+    let builtin = |program: Vec<String>, workers: u32, contract: bool| SubjectSpec {
+        name: name.to_string(),
+        kind: Kind::Builtin { program, accepts_max_users: contract, implements_contract: contract },
+        workers: Some(workers),
+        get_only: !contract,
+        ready_path: "/health".into(),
+        per_worker_store: false,
+    };
+    let rust = || -> Result<Vec<String>> {
+        Ok(vec![existing(&programs.users_server, "the Rust server", "cargo build --release -p users-server")?])
+    };
+    let node = || -> Result<Vec<String>> {
+        Ok(vec![programs.node.clone(), existing(&programs.node_server, "the Node server", "check --node-server")?])
+    };
+    let go = || -> Result<Vec<String>> {
+        let hint = "build it with scripts/build-go, or give --go-server";
+        Ok(vec![existing(&programs.go_server, "the Go server", hint)?])
+    };
+    Ok(match name {
+        "rust" => builtin(rust()?, 1, true),
+        // GOMAXPROCS=1 (`--workers 1`): like with like against one tokio worker and one Node process.
+        "go" => builtin(go()?, 1, true),
+        "node" => builtin(node()?, 1, true),
+        "ceiling" => builtin(
+            vec![existing(&programs.ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
+            1,
+            false,
+        ),
+        "rust-multi" => builtin(rust()?, server_n, true),
+        "go-multi" => builtin(go()?, server_n, true),
+        "node-cluster" => SubjectSpec { per_worker_store: true, ..builtin(node()?, server_n, true) },
+        other => {
+            return Err(usage(format!(
+                "unknown subject {other:?} (built-in: rust, node, go, ceiling, rust-multi, node-cluster, go-multi; \
+                 add your own with --subject NAME='COMMAND with {{port}}')"
+            )));
+        }
+    })
+}
+
+/// `--subject NAME='COMMAND with {port}'`, or `--subject NAME=http://HOST:PORT` for a service already running.
+fn custom_subject(text: &str, ready_path: &str, others: &[SubjectSpec]) -> Result<SubjectSpec> {
+    let (name, command) = text
+        .split_once('=')
+        .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
+    let name = name.trim();
+    check_name("--subject", name)?;
+    if others.iter().any(|s| s.name == name) {
+        return Err(usage(format!("--subject {name}: a subject of that name already exists")));
+    }
+    // A URL: a service that is already running, which the harness loads but does not start.
+    let kind = if command.starts_with("http://") {
+        let addr = crate::verify::parse_url(command)?;
+        Kind::External { url: command.trim_end_matches('/').to_string(), addr }
+    } else if command.contains("{port}") {
+        Kind::Custom { template: command.to_string() }
+    } else {
+        return Err(usage(format!("--subject {name}: the command must contain {{port}}")));
+    };
+    Ok(SubjectSpec {
+        name: name.to_string(),
+        kind,
+        workers: None,
+        get_only: false,
+        ready_path: ready_path.to_string(),
+        per_worker_store: false,
+    })
+}
+
+/// `--baseline`, checked to name a subject of this run that implements the API.
+fn baseline(args: &RunArgs, subjects: &[SubjectSpec]) -> Result<Option<String>> {
+    match &args.baseline {
+        Some(name) if subjects.iter().any(|s| &s.name == name && !s.get_only) => Ok(Some(name.clone())),
+        Some(name) => {
+            let names: Vec<&str> = subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
+            Err(usage(format!(
+                "--baseline {name}: not a subject of this run that implements the API (one of: {})",
+                names.join(", ")
+            )))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The scenarios: the built-in ones named (or `get,post`), then the user's own.
+fn scenarios(args: &RunArgs) -> Result<Vec<Scenario>> {
+    let mut scenarios = Vec::new();
+    let names = args.scenarios.clone().unwrap_or_else(|| vec!["get".into(), "post".into()]);
+    for name in names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let s = match name {
+            "get" => Scenario::builtin("get", "GET", "/users/500", None),
+            "post" => Scenario::builtin("post", "POST", "/users", Some(POST_BODY)),
+            "hello" => Scenario::builtin("hello", "GET", "/", None),
+            other => {
+                return Err(usage(format!(
+                    "unknown scenario {other:?} (built-in: get, post, hello; add your own with \
+                     --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])"
+                )));
+            }
+        };
+        if !scenarios.contains(&s) {
+            scenarios.push(s);
+        }
+    }
+    for text in &args.custom_scenarios {
+        let s = parse_scenario(text)?;
+        if scenarios.iter().any(|x| x.name == s.name) {
+            return Err(usage(format!("--scenario {}: a scenario of that name already exists", s.name)));
+        }
+        scenarios.push(s);
+    }
+    if scenarios.is_empty() {
+        return Err(usage("no scenario to run"));
+    }
+    Ok(scenarios)
+}
+
+/// Cells: every scenario × connection count, with the subjects that take part; the ceiling is a GET-only baseline.
+fn cells(
+    scenarios: &[Scenario],
+    subjects: &[SubjectSpec],
+    connections: &[u32],
+    skipped: &mut Vec<String>,
+) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for (si, scenario) in scenarios.iter().enumerate() {
+        let members: Vec<usize> = (0..subjects.len()).filter(|&i| scenario.is_get() || !subjects[i].get_only).collect();
+        for s in subjects.iter().filter(|s| s.get_only && !scenario.is_get()) {
+            skipped.push(format!(
+                "{} on {}: a fixed-response baseline is measured on GET scenarios only",
+                s.name, scenario.name
+            ));
+        }
+        if members.is_empty() {
+            continue;
+        }
+        for &c in connections {
+            cells.push(Cell { scenario: si, connections: c, subjects: members.clone() });
+        }
+    }
+    cells
 }
 
 /// A file of the project (`relative` to its root) found from the executable's path: the nearest directory above
@@ -770,8 +847,8 @@ mod tests {
     #[test]
     fn the_baseline_must_be_a_subject_that_implements_the_api() {
         let p = plan(&["--subjects", "rust,node,ceiling", "--baseline", "node"]).unwrap();
-        assert_eq!(p.baseline.as_deref(), Some("node"));
-        assert_eq!(plan(&["--subjects", "rust,node"]).unwrap().baseline, None, "the report chooses");
+        assert_eq!(p.settings.baseline.as_deref(), Some("node"));
+        assert_eq!(plan(&["--subjects", "rust,node"]).unwrap().settings.baseline, None, "the report chooses");
         for bad in ["ceiling", "nobody"] {
             let err = plan(&["--subjects", "rust,node,ceiling", "--baseline", bad]).unwrap_err().to_string();
             assert!(err.contains("--baseline") && err.contains("one of: rust, node"), "{bad}: {err}");
@@ -854,19 +931,22 @@ mod tests {
         // get × {50, 300} × 3 subjects + post × {50, 300} × 2 subjects, 3 repeats each.
         assert_eq!(p.cells.len(), 4);
         assert_eq!(p.load_runs(), (3 + 3 + 2 + 2) * 3);
-        assert_eq!((p.duration_s, p.warmup_s, p.repeats), (15, 5, 3));
+        assert_eq!((p.settings.duration_s, p.settings.warmup_s, p.settings.repeats), (15, 5, 3));
         // The store is sized in preflight, from a measured rate, not in the plan.
-        assert_eq!(p.post_max_users, None);
+        assert_eq!(p.post_max_users(), None);
         assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
     }
 
     #[test]
     fn quick_is_short() {
         let p = plan(&["--quick", "--server-cpus", "0", "--loader-cpus", "1"]).unwrap();
-        assert_eq!((p.duration_s, p.warmup_s, p.repeats, p.memory_repeats), (2, 1, 1, 1));
+        assert_eq!(
+            (p.settings.duration_s, p.settings.warmup_s, p.settings.repeats, p.settings.memory_repeats),
+            (2, 1, 1, 1)
+        );
         assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
         // Explicit values win over --quick.
-        assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().duration_s, 7);
+        assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);
     }
 
     #[test]

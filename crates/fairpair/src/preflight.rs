@@ -121,7 +121,7 @@ fn measure_capacities(plan: &Plan, stage: &Stage, out: &mut Outcome) {
 
 /// The store of the POST runs: given with `--post-max-users`, or sized from a POST run per subject.
 fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
-    if let (Some(given), Some(_)) = (plan.post_max_users, plan.writing_scenario()) {
+    if let (Some(given), Some(_)) = (plan.post_max_users(), plan.writing_scenario()) {
         out.record.store = Some(given_store(given, memory_available_kib() / 2));
     } else if let Some(scenario) = plan.writing_scenario() {
         for i in plan.post_subjects().into_iter().filter(|&i| out.measurable[i]) {
@@ -140,8 +140,8 @@ fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
             out.record.post_calibration.iter().map(|c| (c.subject.clone(), c.requests_per_sec)).collect();
         let bytes = out.record.post_calibration.iter().filter_map(|c| c.bytes_per_user).fold(0.0, f64::max);
         let budget = memory_available_kib() / 2;
-        let sizing = size_store(&rates, plan.warmup_s + plan.duration_s, bytes, budget);
-        out.plan.post_max_users = Some(sizing.as_ref().map_or(MAX_MAX_USERS, |s| s.max_users));
+        let sizing = size_store(&rates, plan.settings.warmup_s + plan.settings.duration_s, bytes, budget);
+        out.plan.settings.post_max_users = sizing.as_ref().map_or(MAX_MAX_USERS, |s| s.max_users);
         out.record.store = sizing;
     }
 }
@@ -177,7 +177,7 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
     let mut measurable = true;
     if verification.status == "failed" {
         let first = verification.failures.first().cloned().unwrap_or_default();
-        if plan.allow_unverified {
+        if plan.settings.allow_unverified {
             verification.measured_unverified = true;
             out.flags.push(Flag {
                 kind: FlagKind::Unverified,
@@ -219,7 +219,7 @@ fn spec_for(plan: &Plan, stage: &Stage, s: &Scenario, base: &str, connections: u
         body: s.body.clone(),
         connections,
         duration_s: secs,
-        threads: plan.loader_threads,
+        threads: plan.settings.loader_threads,
         rate: None,
         script: stage.scripts.get(&s.name).cloned(),
     }
@@ -241,12 +241,13 @@ fn measure_capacity(
             accepts_max_users: false,
             implements_contract: false,
         },
-        workers: Some(plan.server_cpus.len().max(1) as u32),
+        workers: Some(plan.settings.server_cpus.len().max(1) as u32),
         get_only: true,
         ready_path: "/health".into(),
         per_worker_store: false,
     };
-    let (_, machine_idle) = procstat::wait_for_idle(plan.idle_wait_max_s, plan.idle_threshold_percent);
+    let (_, machine_idle) =
+        procstat::wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
     let server = subject::start(&spec, &plan.start_options(None))?;
     let base = format!("http://{}", server.addr);
     let warm = spec_for(plan, stage, scenario, &base, connections, CALIBRATION_WARMUP_S);
@@ -284,8 +285,9 @@ pub fn capacity_from(measured_rps: f64, loader_cpu_percent: f64) -> (f64, Capaci
 /// A short POST run on a fresh server whose store is as large as the servers allow, at the plan's smallest
 /// connection count; the warm-up's users count for the memory per user.
 fn calibrate_post(plan: &Plan, stage: &Stage, spec: &SubjectSpec, scenario: &Scenario) -> Result<PostCalibration> {
-    let connections = plan.connections.iter().copied().min().unwrap_or(50);
-    let (_, machine_idle) = procstat::wait_for_idle(plan.idle_wait_max_s, plan.idle_threshold_percent);
+    let connections = plan.settings.connections.iter().copied().min().unwrap_or(50);
+    let (_, machine_idle) =
+        procstat::wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
     let server = subject::start(spec, &plan.start_options(Some(MAX_MAX_USERS)))?;
     let base = format!("http://{}", server.addr);
     let before = procstat::tree_memory(server.pid).rss_kib;
