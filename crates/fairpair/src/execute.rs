@@ -1,6 +1,7 @@
 //! Execute: runs the plan's phases in order (preflight, closed-loop load, open loop, memory) and collects what they
-//! produce into one [`Benchmark`]. `fairpair run` calls [`run`]; each run itself is `measure`'s job, the statistics
-//! and flags are `summary`'s, what stderr shows is `progress`'s.
+//! produce into one [`Benchmark`], written to `benchmark.json` as the records arrive: after every run, marked
+//! incomplete, and once more when it is over. `fairpair run` calls [`run`]; each run itself is `measure`'s job, the
+//! statistics and flags are `summary`'s, what stderr shows is `progress`'s.
 //!
 //! Fairness rules applied here, in one place: a fresh server process for every measured run; subjects alternated
 //! run by run within a cell (A B A B …) so slow drift hits all of them; a bounded wait for an idle machine before
@@ -11,6 +12,7 @@
 //! with its run count and per-run time in the plan's estimate.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -31,8 +33,12 @@ struct Execution<'a> {
     measure: Measure<'a>,
     progress: Progress,
     bench: Benchmark,
+    /// Whether writing the partial file failed once already (said once, not after every run).
+    save_failed: bool,
 }
 
+/// Runs the plan: preflight, then the phases; `benchmark.json` in the plan's output directory is rewritten after every
+/// run (marked incomplete) and once more at the end (complete). Returns the finished results.
 pub fn run(plan: &Plan) -> Result<Benchmark> {
     let tool = tools::by_name(&plan.settings.tool).expect("checked by the plan");
     tools::require(tool.as_ref())?;
@@ -56,20 +62,12 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     let settings = revised.settings.clone();
     let revised = revised.only_measurable(&measurable);
     if revised.subjects.len() < plan.subjects.len() {
-        let left = revised.estimate();
-        progress.replan(&left);
-        progress.println(format!(
-            "{} load runs, {} open-loop runs, {} memory runs are left for {}; about {} more",
-            revised.load_runs(),
-            revised.open_loop_runs(),
-            revised.memory_runs(),
-            revised.subjects.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
-            minutes(left.total() - left.preflight)
-        ));
+        replan(&mut progress, &revised);
     }
     let bench = Benchmark {
         schema_version: SCHEMA_VERSION,
         generator: format!("fairpair {}", env!("CARGO_PKG_VERSION")),
+        complete: false,
         environment,
         settings,
         subjects,
@@ -83,7 +81,9 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         memory_summaries: Vec::new(),
         flags: preflight_flags,
     };
-    let mut ex = Execution { plan: &revised, measure: Measure::new(&revised, tool, scripts), progress, bench };
+    let measure = Measure::new(&revised, tool, scripts);
+    let mut ex = Execution { plan: &revised, measure, progress, bench, save_failed: false };
+    ex.save();
     ex.load_phase();
     ex.bench.summaries = summarise(&ex.bench.runs);
     apply_capacity(&mut ex.bench.summaries, ex.bench.preflight.as_ref());
@@ -92,8 +92,46 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     ex.bench.memory_summaries = summarise_memory(&ex.bench.memory);
     let derived = flags(&ex.bench);
     ex.bench.flags.extend(derived);
+    ex.bench.complete = true;
+    write_results(&ex.bench, &plan.out)?;
     ex.progress.finish();
     Ok(ex.bench)
+}
+
+/// Subjects left the plan in preflight: the bar is re-weighted, and the console says what is left.
+fn replan(progress: &mut Progress, revised: &Plan) {
+    let left = revised.estimate();
+    progress.replan(&left);
+    progress.println(format!(
+        "{} load runs, {} open-loop runs, {} memory runs are left for {}; about {} more",
+        revised.load_runs(),
+        revised.open_loop_runs(),
+        revised.memory_runs(),
+        revised.subjects.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
+        minutes(left.total() - left.preflight)
+    ));
+}
+
+/// Writes `benchmark.json` into `dir`: whole, to a temporary file beside it, then renamed over it, so that a reader
+/// (or a run killed while writing) never sees half a file. Returns its path.
+pub fn write_results(bench: &Benchmark, dir: &Path) -> Result<PathBuf> {
+    let path = dir.join("benchmark.json");
+    let temporary = dir.join(".benchmark.json.partial");
+    let json = serde_json::to_string_pretty(bench)? + "\n";
+    std::fs::write(&temporary, json).with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(&temporary, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+/// The results so far, as an interrupted run leaves them: marked incomplete, with the summaries of the runs
+/// recorded up to now (the flags derived from them are left to the end, so that they are not counted twice).
+pub fn partial(bench: &Benchmark) -> Benchmark {
+    let mut partial = bench.clone();
+    partial.complete = false;
+    partial.summaries = summarise(&partial.runs);
+    apply_capacity(&mut partial.summaries, partial.preflight.as_ref());
+    partial.memory_summaries = summarise_memory(&partial.memory);
+    partial
 }
 
 /// Load tool name → version line, for the environment record.
@@ -170,6 +208,17 @@ impl<'a> Execution<'a> {
         self.progress.status(message);
     }
 
+    /// Writes the results so far (see [`partial`]). A failure does not stop the runs: it is said once, and the
+    /// write at the end, which does stop the run, reports it again if it persists.
+    fn save(&mut self) {
+        if let Err(e) = write_results(&partial(&self.bench), &self.plan.out) {
+            if !self.save_failed {
+                self.progress.println(format!("cannot write the partial results: {e:#}"));
+            }
+            self.save_failed = true;
+        }
+    }
+
     /// A run that failed: said at once, and flagged in the results.
     fn failed(&mut self, spec: &SubjectSpec, scenario: Option<&Scenario>, connections: Option<u32>, e: anyhow::Error) {
         let message = format!("{}: a run failed: {e:#}", spec.name);
@@ -208,6 +257,7 @@ impl<'a> Execution<'a> {
                     if let Some(e) = checked.error {
                         self.failed(spec, Some(scenario), Some(cell.connections), e);
                     }
+                    self.save();
                     self.progress.ran(Phase::Load, 1);
                 }
             }
@@ -232,6 +282,7 @@ impl<'a> Execution<'a> {
                     Ok(run) => self.bench.memory.push(run),
                     Err(e) => self.failed(spec, None, None, e),
                 }
+                self.save();
                 self.progress.ran(Phase::Memory, 1);
             }
         }
@@ -306,8 +357,45 @@ impl<'a> Execution<'a> {
                     }
                     Err(e) => self.failed(spec, Some(scenario), Some(connections), e),
                 }
+                self.save();
                 self.progress.ran(Phase::OpenLoop, 1);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden() -> Benchmark {
+        serde_json::from_str(include_str!("../tests/fixtures/golden/benchmark.json")).unwrap()
+    }
+
+    #[test]
+    fn a_file_without_the_field_is_complete() {
+        assert!(golden().complete, "files written before the field existed were written at the end");
+    }
+
+    #[test]
+    fn the_partial_file_is_readable_marked_incomplete_and_summarised() {
+        let dir = std::env::temp_dir().join(format!("fairpair-partial-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut bench = golden();
+        bench.schema_version = SCHEMA_VERSION;
+        bench.runs.truncate(2);
+        bench.summaries.clear();
+        let path = write_results(&partial(&bench), &dir).unwrap();
+        let back: Benchmark = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(!back.complete);
+        assert_eq!(back.runs.len(), 2);
+        assert!(!back.summaries.is_empty(), "the runs so far are summarised");
+        assert!(!dir.join(".benchmark.json.partial").exists(), "the temporary file is renamed, not left");
+        let (md, _) = crate::report::render(&back);
+        assert_eq!(md.lines().nth(2).map(|l| l.starts_with("> **INCOMPLETE**")), Some(true), "{md}");
+        bench.complete = true;
+        let (md, _) = crate::report::render(&bench);
+        assert!(!md.contains("INCOMPLETE"));
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -131,10 +131,9 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 eprintln!("fairpair: open-loop tool: {}", open_loop_tool(&plan));
                 return Ok(ExitCode::SUCCESS);
             }
+            // `execute` has written benchmark.json, after every run and complete at the end.
             let result = execute::run(&plan)?;
             let path = plan.out.join("benchmark.json");
-            let json = serde_json::to_string_pretty(&result)?;
-            std::fs::write(&path, json + "\n")?;
             let report = report::write(&result, &plan.out)?;
             print_summary(&result);
             eprintln!("fairpair: wrote {} and {}", path.display(), report.display());

@@ -124,6 +124,13 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
 
 fn header(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "# fairpair report\n");
+    if !b.complete {
+        let _ = writeln!(
+            md,
+            "> **INCOMPLETE**: the run stopped before it finished (interrupted or killed); only the runs recorded up \
+             to then are below.\n"
+        );
+    }
     let _ = writeln!(
         md,
         "Measured {} by {} on `{}` (schema {}). Every figure below is a median over repeated runs, each on a \

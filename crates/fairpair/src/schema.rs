@@ -20,6 +20,11 @@ pub struct Benchmark {
     pub schema_version: u32,
     /// `fairpair X.Y.Z`.
     pub generator: String,
+    /// Whether the run finished. `fairpair run` rewrites the file after every run with `false`, and with `true` once
+    /// it is over, so that an interrupted run leaves its runs so far in a file marked incomplete. Files written
+    /// before this field existed were written only at the end: a missing field reads as complete.
+    #[serde(default = "complete_when_absent")]
+    pub complete: bool,
     pub environment: Environment,
     pub settings: Settings,
     pub subjects: Vec<SubjectRecord>,
@@ -120,6 +125,10 @@ pub struct SubjectRecord {
     /// Fixed-response baseline measured on GET scenarios only.
     pub get_only: bool,
     pub verification: Verification,
+}
+
+fn complete_when_absent() -> bool {
+    true
 }
 
 impl Benchmark {
