@@ -183,35 +183,7 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
     let pid = child.id() as i32;
     LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
 
-    // Drain both pipes on threads: a server that logs must never block on a full pipe, and the last lines of
-    // stderr explain a failed start.
-    let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-    {
-        let tail = Arc::clone(&stderr_tail);
-        let stderr = child.stderr.take().expect("piped stderr");
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
-                if t.len() == 5 {
-                    t.pop_front();
-                }
-                t.push_back(line);
-            }
-        });
-    }
-    let (tx, rx) = mpsc::channel();
-    {
-        let stdout = child.stdout.take().expect("piped stdout");
-        thread::spawn(move || {
-            let mut sent = false;
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if !sent && line.starts_with("listening on http://") {
-                    let _ = tx.send(line);
-                    sent = true;
-                }
-            }
-        });
-    }
+    let (stderr_tail, rx) = drain_pipes(&mut child);
 
     let mut running = Running {
         child: Some(child),
@@ -247,6 +219,48 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
             parse_listening(&line).ok_or_else(|| anyhow!("{}: cannot read the address in {line:?}", spec.name))?;
     }
 
+    wait_until_ready(&mut running, spec, deadline, opts.timeout)?;
+    running.startup = spawned.elapsed();
+    Ok(running)
+}
+
+/// Reads both pipes of a started server on threads of their own. Returns the last lines of its stderr (kept as they
+/// come) and a channel that receives its start-up line.
+fn drain_pipes(child: &mut Child) -> (Arc<Mutex<VecDeque<String>>>, mpsc::Receiver<String>) {
+    // Drain both pipes on threads: a server that logs must never block on a full pipe, and the last lines of
+    // stderr explain a failed start.
+    let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+    {
+        let tail = Arc::clone(&stderr_tail);
+        let stderr = child.stderr.take().expect("piped stderr");
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if t.len() == 5 {
+                    t.pop_front();
+                }
+                t.push_back(line);
+            }
+        });
+    }
+    let (tx, rx) = mpsc::channel();
+    {
+        let stdout = child.stdout.take().expect("piped stdout");
+        thread::spawn(move || {
+            let mut sent = false;
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if !sent && line.starts_with("listening on http://") {
+                    let _ = tx.send(line);
+                    sent = true;
+                }
+            }
+        });
+    }
+    (stderr_tail, rx)
+}
+
+/// Waits until the started server answers 200 on its ready path, or the deadline passes, or it exits.
+fn wait_until_ready(running: &mut Running, spec: &SubjectSpec, deadline: Instant, timeout: Duration) -> Result<()> {
     loop {
         running.check_alive()?;
         if status_of(running.addr, &spec.ready_path) == Some(200) {
@@ -257,13 +271,12 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
                 "{}: no 200 on GET {} within {:?} (a custom subject needs a path that answers 200: --ready-path)",
                 spec.name,
                 spec.ready_path,
-                opts.timeout
+                timeout
             );
         }
         thread::sleep(Duration::from_millis(5));
     }
-    running.startup = spawned.elapsed();
-    Ok(running)
+    Ok(())
 }
 
 /// A running service the harness did not start: checked to answer 200 on its ready path, never stopped. It has no
