@@ -181,7 +181,7 @@ fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Re
     Ok(if fail_on_regression && c.regressions() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// Which tool the open-loop phase will use, as `bench` chooses it: oha when it is on `PATH`, else autocannon (at the
+/// Which tool the open-loop phase will use, as `execute` chooses it: oha when it is on `PATH`, else autocannon (at the
 /// rates it can hold), else none. Printed by `--dry-run`, so a setup can be checked without a run.
 fn open_loop_tool(plan: &Plan) -> &'static str {
     if plan.settings.open_loop_fractions.is_empty() {
