@@ -111,8 +111,7 @@ pub struct Settings {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SubjectRecord {
     pub name: String,
-    /// `builtin` or `custom`.
-    pub kind: String,
+    pub kind: SubjectKind,
     /// The command that starts it; `{port}` stands for the port, `{max_users}` for the capacity when one is set.
     pub command: String,
     /// Worker count given (`--workers`), when the harness sets it.
@@ -122,13 +121,42 @@ pub struct SubjectRecord {
     pub verification: Verification,
 }
 
+/// How the harness gets a subject to load: which of `subject::Kind`'s cases it is, as written in `benchmark.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SubjectKind {
+    /// One of this repository's servers (or the ceiling), started by the harness.
+    Builtin,
+    /// A command given with `--subject NAME=COMMAND`, started by the harness.
+    Custom,
+    /// A service someone else runs, given by its URL; the harness neither starts nor measures its processes.
+    External,
+}
+
+impl SubjectKind {
+    /// The name as written in `benchmark.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubjectKind::Builtin => "builtin",
+            SubjectKind::Custom => "custom",
+            SubjectKind::External => "external",
+        }
+    }
+}
+
+impl std::fmt::Display for SubjectKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl Benchmark {
     /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
     /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
     pub fn unmeasured_subjects(&self) -> Vec<&str> {
         self.subjects
             .iter()
-            .filter(|s| s.verification.status == "failed" && !s.verification.measured_unverified)
+            .filter(|s| s.verification.status == VerificationStatus::Failed && !s.verification.measured_unverified)
             .map(|s| s.name.as_str())
             .collect()
     }
@@ -140,8 +168,7 @@ fn full_level() -> contract::Level {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Verification {
-    /// `passed`, `failed`, or `not-applicable` (the ceiling, which is not an implementation of the contract).
-    pub status: String,
+    pub status: VerificationStatus,
     /// The contract level verified: `api` (the API only) or `full` (everything). Results written before levels
     /// existed were verified against every case, hence the default.
     #[serde(default = "full_level")]
@@ -156,6 +183,35 @@ pub struct Verification {
     /// What was tolerated and why (e.g. read-backs across Node cluster workers, which have a store each).
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// The outcome of verifying a subject against the contract (written `passed`, `failed`, `not-applicable`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerificationStatus {
+    /// Every case that could run passed.
+    Passed,
+    /// At least one case failed.
+    Failed,
+    /// The contract does not apply: the ceiling, a fixed-response baseline that does not implement the API.
+    NotApplicable,
+}
+
+impl VerificationStatus {
+    /// The name as written in `benchmark.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerificationStatus::Passed => "passed",
+            VerificationStatus::Failed => "failed",
+            VerificationStatus::NotApplicable => "not-applicable",
+        }
+    }
+}
+
+impl std::fmt::Display for VerificationStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -551,5 +607,22 @@ mod tests {
         assert_eq!(v.level, contract::Level::Full);
         let json = serde_json::to_string(&Verification { level: contract::Level::Api, ..v }).unwrap();
         assert!(json.contains(r#""level":"api""#), "{json}");
+    }
+
+    #[test]
+    fn statuses_and_kinds_are_written_as_the_strings_older_files_hold() {
+        for status in [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::NotApplicable] {
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(json, format!("\"{status}\""));
+            assert_eq!(serde_json::from_str::<VerificationStatus>(&json).unwrap(), status);
+        }
+        assert_eq!(serde_json::to_string(&VerificationStatus::NotApplicable).unwrap(), r#""not-applicable""#);
+        for (kind, word) in
+            [(SubjectKind::Builtin, "builtin"), (SubjectKind::Custom, "custom"), (SubjectKind::External, "external")]
+        {
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{word}\""));
+            assert_eq!(serde_json::from_str::<SubjectKind>(&format!("\"{word}\"")).unwrap(), kind);
+        }
+        assert!(serde_json::from_str::<VerificationStatus>(r#""maybe""#).is_err());
     }
 }

@@ -10,7 +10,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use anyhow::Result;
 use contract::{CaseResult, Level, Requires, Verdict};
 
-use crate::schema::Verification;
+use crate::schema::{Verification, VerificationStatus};
 use crate::subject::{self, StartOptions, SubjectSpec};
 use crate::usage;
 
@@ -204,7 +204,7 @@ pub fn level_sentence(level: Level) -> &'static str {
 pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> Result<Verification> {
     if !spec.implements_contract() {
         return Ok(Verification {
-            status: "not-applicable".into(),
+            status: VerificationStatus::NotApplicable,
             level,
             passed: 0,
             failed: 0,
@@ -266,7 +266,7 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> 
         .collect();
     Ok(Verification {
         level,
-        status: if failed == 0 { "passed".into() } else { "failed".into() },
+        status: if failed == 0 { VerificationStatus::Passed } else { VerificationStatus::Failed },
         passed: passed as u32,
         failed: failed as u32,
         skipped: skipped as u32,
