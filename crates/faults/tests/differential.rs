@@ -27,7 +27,9 @@ fn every_contract_case_passes_on_every_server_and_they_agree() {
             let name = server.kind.name();
             match &result.verdict {
                 Verdict::Passed => {}
-                Verdict::Failed(why) => problems.push(format!("{name} fails {}: {}", case.name, why.join("; "))),
+                Verdict::Failed(why) => {
+                    problems.push(format!("{name} fails {}: {}", case.name, contract::join_mismatches(why, "; ")))
+                }
                 Verdict::Skipped(why) => problems.push(format!("{name} skipped {}: {why}", case.name)),
             }
         }
