@@ -197,13 +197,10 @@ pub fn shell_words(argv: &[String]) -> String {
         .join(" ")
 }
 
-/// Reads a JSON number that may be absent or null.
-pub(crate) fn num(v: &serde_json::Value, path: &[&str]) -> Option<f64> {
-    let mut cur = v;
-    for key in path {
-        cur = cur.get(key)?;
-    }
-    cur.as_f64()
+/// Reads a tool's JSON output into the adapter's typed view of it. The error names the tool, and serde names the
+/// field: `oha's JSON output: missing field `summary` at line 1 column 2`.
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(tool: &str, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{tool}'s JSON output: {e}"))
 }
 
 #[cfg(test)]
