@@ -150,8 +150,7 @@ struct Percentiles {
 
 /// The first `bombardier` on `PATH`, unless it is the curses game of the same name (in a `games` directory).
 fn http_bombardier() -> Option<PathBuf> {
-    let paths = std::env::var_os("PATH")?;
-    let found = std::env::split_paths(&paths).map(|dir| dir.join("bombardier")).find(|p| super::is_executable(p))?;
+    let found = which::which("bombardier").ok()?;
     let in_games = found.parent().and_then(|d| d.file_name()).is_some_and(|name| name == "games");
     (!in_games).then_some(found)
 }
