@@ -574,6 +574,31 @@ pub enum StoreLimit {
     Given,
 }
 
+/// Why a text is not a `benchmark.json` this build reads; each command words it for its own use.
+#[derive(Debug)]
+pub enum ReadError {
+    NotJson(serde_json::Error),
+    /// Valid JSON without a numeric `schema_version`: not a fairpair results file.
+    NoVersion,
+    /// A version this build does not know (a newer fairpair wrote it); a reader refuses it rather than misread it.
+    Version(u64),
+    /// A known version whose content does not have the shape of that version.
+    Shape(serde_json::Error),
+}
+
+/// Parses a `benchmark.json` of this version or of version 1, the latter upgraded (see [`upgrade_from_v1`], which
+/// recomputes summaries with `summarise`).
+pub fn read(text: &str, summarise: impl Fn(&[LoadRun]) -> Vec<Summary>) -> Result<Benchmark, ReadError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(ReadError::NotJson)?;
+    match value.get("schema_version").and_then(serde_json::Value::as_u64) {
+        None => return Err(ReadError::NoVersion),
+        Some(v) if v != 1 && v != u64::from(SCHEMA_VERSION) => return Err(ReadError::Version(v)),
+        Some(_) => {}
+    }
+    let bench: Benchmark = serde_json::from_value(value).map_err(ReadError::Shape)?;
+    Ok(if bench.schema_version == 1 { upgrade_from_v1(bench, summarise) } else { bench })
+}
+
 /// Reads a version 1 file into this version's types: the fields added since are left at their defaults, and every
 /// run with error statuses, which version 1 still counted as throughput, is left out of the summaries it is in.
 pub fn upgrade_from_v1(mut b: Benchmark, summarise: impl Fn(&[LoadRun]) -> Vec<Summary>) -> Benchmark {
