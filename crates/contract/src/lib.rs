@@ -158,8 +158,7 @@ fn roundtrip(addr: SocketAddr, created: &Outcome) -> Vec<Mismatch> {
     let Some(location) = response.header("location") else {
         return vec![Mismatch::RoundTrip("the 201 has no Location".to_owned())];
     };
-    let request = format!("GET {location} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-    match send(addr, request.as_bytes(), CASE_TIMEOUT, false) {
+    match send(addr, &Request::get(location).to_bytes(), CASE_TIMEOUT, false) {
         Ok(Outcome::Response { response: got, .. }) => {
             let mut out = Vec::new();
             if got.status != 200 {
