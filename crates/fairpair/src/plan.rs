@@ -39,14 +39,21 @@ impl Scenario {
         !matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS")
     }
 
-    pub fn builtin(name: &str, method: &str, path: &str, body: Option<&str>) -> Scenario {
-        Scenario {
+    /// The built-in scenarios, by name: the one place they are defined.
+    pub fn builtin(name: &str) -> Option<Scenario> {
+        let (method, path, body) = match name {
+            "get" => ("GET", "/users/500", None),
+            "post" => ("POST", "/users", Some(POST_BODY)),
+            "hello" => ("GET", "/", None),
+            _ => return None,
+        };
+        Some(Scenario {
             name: name.into(),
             method: method.into(),
             path: path.into(),
             body: body.map(String::from),
             expected: ExpectedStatus::Success,
-        }
+        })
     }
 }
 
@@ -355,7 +362,7 @@ impl Plan {
             .find(|s| s.name == "get")
             .or_else(|| self.scenarios.iter().find(|s| s.is_get()))
             .cloned()
-            .unwrap_or_else(|| Scenario::builtin("get", "GET", "/users/500", None))
+            .unwrap_or_else(|| Scenario::builtin("get").expect("get is a built-in scenario"))
     }
 
     /// The CPUs a load tool is pinned to, when pinning.
@@ -685,16 +692,11 @@ fn scenarios(args: &RunArgs) -> Result<Vec<Scenario>> {
     let mut scenarios = Vec::new();
     let names = args.scenarios.clone().unwrap_or_else(|| vec!["get".into(), "post".into()]);
     for name in names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-        let s = match name {
-            "get" => Scenario::builtin("get", "GET", "/users/500", None),
-            "post" => Scenario::builtin("post", "POST", "/users", Some(POST_BODY)),
-            "hello" => Scenario::builtin("hello", "GET", "/", None),
-            other => {
-                return Err(usage(format!(
-                    "unknown scenario {other:?} (built-in: get, post, hello; add your own with \
-                     --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])"
-                )));
-            }
+        let Some(s) = Scenario::builtin(name) else {
+            return Err(usage(format!(
+                "unknown scenario {name:?} (built-in: get, post, hello; add your own with \
+                 --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])"
+            )));
         };
         if !scenarios.contains(&s) {
             scenarios.push(s);

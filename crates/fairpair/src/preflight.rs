@@ -23,7 +23,7 @@ use anyhow::{Context, Result};
 use crate::plan::{CALIBRATION_WARMUP_S, Plan, Scenario};
 use crate::schema::{
     CapacityBasis, Flag, FlagKind, LoaderCapacity, MAX_MAX_USERS, MIN_MAX_USERS, PostCalibration, Preflight,
-    StoreLimit, StoreSizing, SubjectRecord,
+    StoreLimit, StoreSizing, SubjectKind, SubjectRecord, VerificationStatus,
 };
 use crate::subject::{self, Kind, SubjectSpec};
 use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
@@ -149,16 +149,18 @@ fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
 /// What the console says about a subject's verification; nothing for one the contract does not apply to.
 pub fn verdict_line(name: &str, v: &crate::schema::Verification, measurable: bool) -> Option<String> {
     let first = v.failures.first().map(|f| format!(", e.g. {f}")).unwrap_or_default();
-    match v.status.as_str() {
-        "passed" => Some(format!("{name}: verified at level {} ({} cases passed)", v.level, v.passed)),
-        "failed" if measurable => Some(format!(
+    match v.status {
+        VerificationStatus::Passed => {
+            Some(format!("{name}: verified at level {} ({} cases passed)", v.level, v.passed))
+        }
+        VerificationStatus::Failed if measurable => Some(format!(
             "{name}: FAILED verification at level {} ({} of {} cases{first}); measured anyway (--allow-unverified), \
              and marked UNVERIFIED in every table and chart",
             v.level,
             v.failed,
             v.passed + v.failed
         )),
-        "failed" => Some(format!(
+        VerificationStatus::Failed => Some(format!(
             "{name}: FAILED verification at level {} ({} of {} cases{first}); it will NOT be measured \
              (fairpair verify --level {} URL shows why; --allow-unverified measures it anyway)",
             v.level,
@@ -166,7 +168,7 @@ pub fn verdict_line(name: &str, v: &crate::schema::Verification, measurable: boo
             v.passed + v.failed,
             v.level
         )),
-        _ => None,
+        VerificationStatus::NotApplicable => None,
     }
 }
 
@@ -175,7 +177,7 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
     let mut verification = verify::verify_subject(spec, &plan.start_options(None), plan.level_for(spec))
         .with_context(|| format!("verifying {}", spec.name))?;
     let mut measurable = true;
-    if verification.status == "failed" {
+    if verification.status == VerificationStatus::Failed {
         let first = verification.failures.first().cloned().unwrap_or_default();
         if plan.settings.allow_unverified {
             verification.measured_unverified = true;
@@ -200,9 +202,9 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
     out.subjects.push(SubjectRecord {
         name: spec.name.clone(),
         kind: match spec.kind {
-            Kind::Builtin { .. } => "builtin".into(),
-            Kind::Custom { .. } => "custom".into(),
-            Kind::External { .. } => "external".into(),
+            Kind::Builtin { .. } => SubjectKind::Builtin,
+            Kind::Custom { .. } => SubjectKind::Custom,
+            Kind::External { .. } => SubjectKind::External,
         },
         command: spec.command_template(),
         workers: spec.workers,
@@ -429,12 +431,12 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
 mod tests {
     use crate::schema::Verification;
 
-    fn verification(status: &str, level: contract::Level) -> Verification {
+    fn verification(status: VerificationStatus, level: contract::Level) -> Verification {
         Verification {
-            status: status.into(),
+            status,
             level,
             passed: 40,
-            failed: if status == "failed" { 2 } else { 0 },
+            failed: if status == VerificationStatus::Failed { 2 } else { 0 },
             skipped: 0,
             failures: vec!["post-name-empty: status: expected 400, got 201".into()],
             measured_unverified: false,
@@ -444,7 +446,7 @@ mod tests {
 
     #[test]
     fn the_console_says_which_subject_fails_and_that_it_is_not_measured() {
-        let failed = verification("failed", contract::Level::Api);
+        let failed = verification(VerificationStatus::Failed, contract::Level::Api);
         let line = verdict_line("mine", &failed, false).unwrap();
         assert!(
             line.starts_with("mine: FAILED verification at level api (2 of 42 cases, e.g. post-name-empty"),
@@ -453,9 +455,13 @@ mod tests {
         assert!(line.contains("will NOT be measured"), "{line}");
         let line = verdict_line("mine", &failed, true).unwrap();
         assert!(line.contains("measured anyway") && line.contains("UNVERIFIED"), "{line}");
-        let passed = verdict_line("rust", &verification("passed", contract::Level::Full), true).unwrap();
+        let passed =
+            verdict_line("rust", &verification(VerificationStatus::Passed, contract::Level::Full), true).unwrap();
         assert_eq!(passed, "rust: verified at level full (40 cases passed)");
-        assert_eq!(verdict_line("ceiling", &verification("not-applicable", contract::Level::Full), true), None);
+        assert_eq!(
+            verdict_line("ceiling", &verification(VerificationStatus::NotApplicable, contract::Level::Full), true),
+            None
+        );
     }
 
     use super::*;

@@ -10,7 +10,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::charts::{self, Bar, Grouped};
-use crate::schema::{Benchmark, CapacityBasis, LoadRun, MemorySummary, SCHEMA_VERSION, Summary, upgrade_from_v1};
+use crate::schema::{
+    Benchmark, CapacityBasis, LoadRun, MemorySummary, SCHEMA_VERSION, SubjectKind, Summary, VerificationStatus,
+    upgrade_from_v1,
+};
 use crate::stats::{self, Stat, Verdict};
 use crate::text::thousands;
 use crate::usage;
@@ -81,7 +84,7 @@ pub fn marked(b: &Benchmark) -> Benchmark {
 
 /// Whether `name` is a running service fairpair did not start (`--subject NAME=http://…`).
 fn is_external(b: &Benchmark, name: &str) -> bool {
-    b.subjects.iter().any(|s| s.name == name && s.kind == "external")
+    b.subjects.iter().any(|s| s.name == name && s.kind == SubjectKind::External)
 }
 
 /// The report's Markdown and its charts (file name, SVG text): one section after another.
@@ -294,13 +297,15 @@ fn subjects_section(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "\n## Subjects\n\n| subject | command | contract |\n|---|---|---|");
     for sub in &b.subjects {
         let v = &sub.verification;
-        let contract = match v.status.as_str() {
-            "passed" => format!("verified at level {}: {} passed, {} skipped", v.level, v.passed, v.skipped),
-            "failed" if v.measured_unverified => {
+        let contract = match v.status {
+            VerificationStatus::Passed => {
+                format!("verified at level {}: {} passed, {} skipped", v.level, v.passed, v.skipped)
+            }
+            VerificationStatus::Failed if v.measured_unverified => {
                 format!("**UNVERIFIED** at level {}: {} failed (measured with --allow-unverified)", v.level, v.failed)
             }
-            "failed" => format!("failed {} cases at level {}: not measured", v.failed, v.level),
-            _ => "not applicable (fixed-response baseline, GET only)".into(),
+            VerificationStatus::Failed => format!("failed {} cases at level {}: not measured", v.failed, v.level),
+            VerificationStatus::NotApplicable => "not applicable (fixed-response baseline, GET only)".into(),
         };
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
         let _ = writeln!(md, "| {} | `{}` | {contract}{notes} |", sub.name, sub.command);
@@ -344,7 +349,7 @@ fn commands(md: &mut String, b: &Benchmark) {
 pub fn baseline(b: &Benchmark) -> Option<&str> {
     let api: Vec<&crate::schema::SubjectRecord> = b.subjects.iter().filter(|s| !s.get_only).collect();
     let given = b.settings.baseline.as_deref().and_then(|n| api.iter().find(|s| s.name == n));
-    let builtin = api.iter().find(|s| s.kind == "builtin");
+    let builtin = api.iter().find(|s| s.kind == SubjectKind::Builtin);
     given.or(builtin).or(api.first()).map(|s| s.name.as_str())
 }
 
@@ -539,7 +544,7 @@ fn memory(md: &mut String, b: &Benchmark) -> bool {
         md,
         "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
     );
-    for sub in b.subjects.iter().filter(|s| s.kind == "external") {
+    for sub in b.subjects.iter().filter(|s| s.kind == SubjectKind::External) {
         let _ = writeln!(
             md,
             "| {} | not measured (a running service fairpair did not start) | | | | | | not measured |",
@@ -1069,10 +1074,10 @@ mod tests {
         let mut b = golden();
         // alpha verified, beta measured with --allow-unverified.
         let alpha = b.subjects.iter_mut().find(|s| s.name == "alpha").unwrap();
-        alpha.verification.status = "passed".into();
+        alpha.verification.status = VerificationStatus::Passed;
         alpha.verification.measured_unverified = false;
         let beta = b.subjects.iter_mut().find(|s| s.name == "beta").unwrap();
-        beta.verification.status = "failed".into();
+        beta.verification.status = VerificationStatus::Failed;
         beta.verification.measured_unverified = true;
         let (md, charts) = render(&b);
         // Every table row naming beta carries the mark; count them so that a vacuous pass shows.
@@ -1111,7 +1116,7 @@ mod tests {
         // beta slowed to 38 requests/s: its ratio to alpha and its share of the ceiling keep their digits.
         let mut b = golden();
         for s in b.subjects.iter_mut().filter(|s| !s.get_only) {
-            s.verification.status = "passed".into();
+            s.verification.status = VerificationStatus::Passed;
             s.verification.measured_unverified = false;
         }
         for s in b.summaries.iter_mut().filter(|s| s.subject == "beta") {

@@ -321,7 +321,9 @@ fn free_port() -> Result<u16> {
 pub fn status_of(addr: SocketAddr, path: &str) -> Option<u16> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(200)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes()).ok()?;
+    let request =
+        contract::Request { headers: vec![("Connection".into(), "close".into())], ..contract::Request::get(path) };
+    s.write_all(&request.to_bytes()).ok()?;
     let mut head = [0u8; 12];
     s.read_exact(&mut head).ok()?;
     std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
