@@ -4,6 +4,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 
+use contract::StartupLine;
+
 #[test]
 fn answers_with_the_size_of_a_user() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ceiling"))
@@ -13,8 +15,9 @@ fn answers_with_the_size_of_a_user() {
         .expect("start ceiling");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.ends_with("(10000 users, 1 worker)\n"), "start-up line: {line:?}");
-    let addr = line.trim_start_matches("listening on http://").split(' ').next().unwrap().to_string();
+    let startup = StartupLine::parse(&line).unwrap_or_else(|| panic!("not a start-up line: {line:?}"));
+    assert_eq!((startup.users, startup.workers), (Some(10000), Some(1)), "start-up line: {line:?}");
+    let addr = startup.addr;
 
     let mut stream = TcpStream::connect(&addr).unwrap();
     stream.write_all(b"GET /users/500 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
