@@ -19,7 +19,7 @@ fn answers_with_the_size_of_a_user() {
     assert_eq!((startup.users, startup.workers), (Some(10000), Some(1)), "start-up line: {line:?}");
     let addr = startup.addr;
 
-    let mut stream = TcpStream::connect(&addr).unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
     stream.write_all(b"GET /users/500 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
@@ -35,7 +35,29 @@ fn answers_with_the_size_of_a_user() {
 
 #[test]
 fn bad_flags_exit_2() {
-    let out = Command::new(env!("CARGO_BIN_EXE_ceiling")).args(["--workers", "zero"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    let cases: &[&[&str]] = &[
+        &["--workers", "zero"],
+        &["--workers", "0"],
+        &["--workers=1025"],
+        &["--port", "65536"],
+        &["--host"],
+        &["--bogus"],
+        &["extra"],
+    ];
+    for args in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_ceiling")).args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr:?}");
+        assert!(stderr.starts_with("ceiling: "), "{args:?}: {stderr:?}");
+    }
+}
+
+#[test]
+fn help_prints_the_usage_and_exits_0() {
+    for flag in ["--help", "-h"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ceiling")).arg(flag).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "usage: ceiling [--host HOST] [--port PORT] [--workers N]\n");
+    }
 }
