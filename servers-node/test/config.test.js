@@ -83,7 +83,14 @@ test('bad values are ConfigErrors', () => {
 
 test('a bad flag exits 2 with one line on stderr and no stack trace', () => {
   // `--port -1` and `--host --port 1`: util.parseArgs calls the value ambiguous, in a message of three lines.
-  const cases = [['--port', 'x'], ['--bogus'], ['--max-users', '5'], ['--workers', '0'], ['--port', '-1'], ['--host', '--port', '1']];
+  const cases = [
+    ['--port', 'x'],
+    ['--bogus'],
+    ['--max-users', '5'],
+    ['--workers', '0'],
+    ['--port', '-1'],
+    ['--host', '--port', '1'],
+  ];
   for (const args of cases) {
     const run = spawnSync(process.execPath, [SERVER_JS, ...args], { encoding: 'utf8', timeout: 10_000 });
     assert.equal(run.status, 2, args.join(' '));
