@@ -10,18 +10,21 @@
 //! - [`check`] compares what came back with what the case expects; [`run_case`] does all of it, round trip included,
 //!   and says why a case failed as [`Mismatch`]es, whose kind a runner can act on.
 //! - [`differences`] compares two servers' answers to the same case (the "identical" of the contract).
+//! - [`StartupLine`] reads the line a server prints once it listens, for the harness and every test that starts one.
 //!
 //! A raw socket rather than an HTTP client library is deliberate: several cases send bytes that a client library
 //! would refuse to produce (a bare LF, a missing `Host`, two `Content-Length`s), and the point of the contract is to
 //! see what each server does with exactly those bytes.
 //!
 //! Layout: `cases.rs` (the file format and its validation), `wire.rs` (request bytes, the socket client and the
-//! response parser), this file (checking).
+//! response parser), `startup.rs` (the start-up line), this file (checking).
 
 mod cases;
+pub mod startup;
 mod wire;
 
 pub use cases::{AnyOf, Case, Expect, HeaderExpect, Level, Match, Request, Requires, Wire, cases, parse};
+pub use startup::StartupLine;
 pub use wire::{Connection, Outcome, Response, send};
 
 use std::fmt;

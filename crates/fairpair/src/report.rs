@@ -1,8 +1,10 @@
 //! `benchmark.json` → `report.md` + SVG charts.
 //!
-//! The report only formats: every number in it is in the JSON file, computed by the run (a version 1 file is first
-//! upgraded, which may leave out runs that version still counted: see `schema::upgrade_from_v1`). It is deterministic (same
-//! file, same bytes), so it can be checked against a golden file and regenerated from old results.
+//! The report measures nothing: every measured figure in it is in the JSON file, computed by the run (a version 1 file
+//! is first upgraded, which may leave out runs that version still counted: see `schema::upgrade_from_v1`). What it
+//! adds is derived from those figures alone: ratios between subjects, whether a difference exceeds the noise, and
+//! unit conversions. It is deterministic (same file, same bytes), so it can be checked against a golden file and
+//! regenerated from old results.
 
 use std::fmt::Write;
 use std::path::Path;

@@ -300,15 +300,9 @@ fn attach(spec: &SubjectSpec, url: &str, addr: SocketAddr, timeout: Duration) ->
     })
 }
 
-/// Reads `HOST:PORT` from `listening on http://HOST:PORT (…)`.
+/// Reads `HOST:PORT` from `listening on http://HOST:PORT (…)`, with the contract's one parser.
 pub fn parse_listening(line: &str) -> Option<SocketAddr> {
-    let rest = line.strip_prefix("listening on http://")?;
-    let hostport = rest.split_whitespace().next()?.trim_end_matches('/');
-    hostport.parse().ok().or_else(|| {
-        let (host, port) = hostport.rsplit_once(':')?;
-        let host = if host == "localhost" { "127.0.0.1" } else { host };
-        format!("{host}:{port}").parse().ok()
-    })
+    contract::StartupLine::parse(line).map(|startup| startup.addr)
 }
 
 /// A port that was free a moment ago (for custom commands that cannot be told to use port 0).

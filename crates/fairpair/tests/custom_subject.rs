@@ -107,7 +107,7 @@ fn running_service() -> Running {
         .expect("python3");
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("listening on ").expect("start-up line").to_string();
+    let url = contract::StartupLine::parse(&line).expect("start-up line").url();
     Running(child, url)
 }
 

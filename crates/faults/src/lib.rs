@@ -279,9 +279,9 @@ fn wait_for_listening_line(stdout: std::process::ChildStdout, within: Duration) 
         Err(_) => return Err(format!("no start-up line within {within:?}")),
     };
     // "listening on http://127.0.0.1:PORT (10000 users, N workers)"
-    let rest = line.strip_prefix("listening on http://").ok_or_else(|| format!("unexpected start-up line {line:?}"))?;
-    let host_port = rest.split(' ').next().unwrap_or("");
-    host_port.parse().map_err(|_| format!("unexpected start-up line {line:?}"))
+    contract::StartupLine::parse(&line)
+        .map(|startup| startup.addr)
+        .ok_or_else(|| format!("unexpected start-up line {line:?}"))
 }
 
 /// One request on a new connection: the answer, or a panic naming what went wrong (tests only).
