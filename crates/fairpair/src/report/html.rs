@@ -72,8 +72,9 @@ pub fn render(doc: &Document) -> String {
 
 fn block(s: &mut String, b: &Block) {
     match b {
+        // Sections get an id, so that a link can point at one (`report.html#memory-and-start-up`).
         Block::Heading { level, text } => {
-            let _ = writeln!(s, "<h{level}>{}</h{level}>", inline(text));
+            let _ = writeln!(s, "<h{level} id=\"{}\">{}</h{level}>", slug(text), inline(text));
         }
         Block::Paragraph(text) => {
             let _ = writeln!(s, "<p>{}</p>", inline(text.trim_end()));
@@ -176,6 +177,12 @@ fn pairs(text: &str, marker: &str, tag: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// `Throughput (requests/s)` → `throughput-requests-s`.
+fn slug(text: &str) -> String {
+    let lower: String = text.chars().map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { ' ' }).collect();
+    lower.split_whitespace().collect::<Vec<_>>().join("-")
 }
 
 /// The text without its inline markers, for the page's `<title>`.
