@@ -469,4 +469,51 @@ mod tests {
         assert_eq!(svg.matches("<path").count(), 2);
         assert!(svg.contains("t &lt;x&gt;"));
     }
+
+    fn spectrum_of(lines: &[(&str, [Option<f64>; 5])]) -> String {
+        let qs = [
+            Quantile::Percent(50.0),
+            Quantile::Percent(90.0),
+            Quantile::Percent(99.0),
+            Quantile::Percent(99.9),
+            Quantile::Max,
+        ];
+        let lines = lines
+            .iter()
+            .map(|(name, values)| Line { name: name.to_string(), points: qs.into_iter().zip(*values).collect() })
+            .collect();
+        spectrum(&Spectrum { title: "Latency by percentile", y_label: "ms", lines })
+    }
+
+    #[test]
+    fn the_nines_axis_puts_each_decade_of_the_tail_one_step_apart() {
+        let last = 3.0;
+        let at = |q: Quantile| q.nines(last);
+        assert!((at(Quantile::Percent(90.0)) - 1.0).abs() < 1e-9);
+        assert!((at(Quantile::Percent(99.0)) - 2.0).abs() < 1e-9);
+        assert!((at(Quantile::Percent(99.9)) - 3.0).abs() < 1e-9);
+        assert!((at(Quantile::Percent(50.0)) - 2f64.log10()).abs() < 1e-9);
+        assert_eq!(at(Quantile::Max), 4.0, "max one step past the last percentile");
+        assert_eq!(Quantile::Percent(99.9).label(), "99.9%");
+        assert_eq!(Quantile::Percent(50.0).label(), "50%");
+    }
+
+    #[test]
+    fn a_spectrum_draws_a_point_per_reported_percentile_and_says_what_is_missing() {
+        let svg = spectrum_of(&[
+            ("rust", [Some(0.8), Some(1.1), Some(1.7), Some(5.5), Some(11.8)]),
+            ("node <ab>", [Some(2.9), Some(3.7), Some(4.9), None, Some(130.0)]),
+        ]);
+        assert_eq!(svg.matches("<circle").count(), 9, "{svg}");
+        for label in [">50%<", ">90%<", ">99%<", ">99.9%<", ">max<"] {
+            assert!(svg.contains(label), "x axis label {label} missing: {svg}");
+        }
+        // rust's line is solid throughout; node's bridges the missing p99.9 with one dashed segment.
+        assert_eq!(svg.matches("stroke-dasharray").count(), 1, "{svg}");
+        assert!(svg.contains("not reported by the load tool (dashed): node &lt;ab&gt; 99.9%"), "{svg}");
+        // 0.8 ms beside 2.9 ms at p50 is under 10×, 11.8 beside 130 at max is not: a log axis.
+        assert!(svg.contains("(log scale)"), "{svg}");
+        let complete = spectrum_of(&[("rust", [Some(1.0), Some(2.0), Some(3.0), Some(4.0), Some(5.0)])]);
+        assert!(!complete.contains("dasharray") && complete.contains("medians over runs"), "{complete}");
+    }
 }
