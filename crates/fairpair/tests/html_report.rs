@@ -129,10 +129,12 @@ fn check_screenshot(png_bytes: &[u8]) -> Result<(), String> {
 /// Runs headless Chromium on `page` with a fresh profile directory, in a process group of its own so that on
 /// timeout the whole group (browser, renderer, zygote) is killed. Returns its standard output.
 fn chromium(page: &Path, args: &[String], scratch: &Path) -> Result<String, String> {
-    let profile = scratch.join(format!("profile-{}", args.join("-").replace(['/', '=', ','], "_")));
+    let profile = scratch.join("chromium-profile");
     let (out, err) = (scratch.join("chromium.out"), scratch.join("chromium.err"));
     let mut child = Command::new("chromium")
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
+        // `--no-sandbox`: CI runs as root, where the sandbox refuses to start; `--disable-dev-shm-usage`: containers
+        // often have a small /dev/shm, which crashes the renderer.
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"])
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .arg(format!("file://{}", page.display()))
