@@ -13,7 +13,8 @@
 //! - `bench.rs` — executes the revised plan: load runs, open-loop runs, memory runs, then summaries and flags.
 //! - `stats.rs` — median, min, max, coefficient of variation, and the noise verdict.
 //! - `schema.rs` — the `benchmark.json` types (documented in `docs/benchmark-schema.md`); `env.rs` — the machine.
-//! - `report.rs` + `charts.rs` — `benchmark.json` → `report.md` and SVG charts.
+//! - `report.rs` + `charts.rs` — `benchmark.json` → one document of sections, rendered as `report.md` and a
+//!   self-contained `report.html` (`report/`), with SVG charts.
 //! - `diagnose.rs` — known signatures in the figures (Nagle, a worker limit, a backlog), told as hypotheses.
 //! - `compare.rs` — two `benchmark.json` files side by side (`fairpair report --compare OLD NEW`).
 //!

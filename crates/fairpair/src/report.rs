@@ -1,8 +1,17 @@
-//! `benchmark.json` → `report.md` + SVG charts.
+//! `benchmark.json` → `report.md`, `report.html` and SVG charts.
 //!
-//! The report only formats: every number in it is in the JSON file, computed by the run (a version 1 file is first
-//! upgraded, which may leave out runs that version still counted: see `schema::upgrade_from_v1`). It is deterministic (same
-//! file, same bytes), so it can be checked against a golden file and regenerated from old results.
+//! Run with `fairpair report results/benchmark.json` (a `fairpair run` ends with it). Layout:
+//!
+//! - this file: the sections, in reading order, each adding blocks to one [`Document`];
+//! - `report/document.rs`: that document (headings, paragraphs, notes, lists, tables, charts, collapsed code);
+//! - `report/markdown.rs`, `report/html.rs`: one [`Renderer`] per file format, listed in [`RENDERERS`]; a new
+//!   format is a new file there and one more entry in the list;
+//! - `charts.rs`: the SVG charts the sections draw.
+//!
+//! The figures are those of the file's summaries (a version 1 file is first upgraded, which may leave out runs that
+//! version still counted: see `schema::upgrade_from_v1`); what the report computes itself are the comparisons between
+//! them: ratios, shares of the ceiling, verdicts against the noise. It is deterministic (same file, same bytes), so it
+//! can be checked against a golden file and regenerated from old results.
 
 use std::path::Path;
 
