@@ -43,7 +43,8 @@ figure svg{display:block;max-width:100%;height:auto}
 body{font-size:10pt}
 main{max-width:none;padding:0}
 .table{overflow:visible}
-table{font-size:8pt}
+table{font-size:8pt;width:100%}
+th,td,.num{white-space:normal;padding:.1rem .25rem}
 td code{white-space:normal;overflow-wrap:anywhere}
 figure,tr{break-inside:avoid}
 h2{break-after:avoid}
