@@ -1,12 +1,13 @@
 //! The HTML report in a real browser. Every committed result under `docs/results` that has a `benchmark.json` (and
 //! the golden fixture) is rendered with `report::write`; headless Chromium (Debian's `chromium`) then takes
 //! screenshots at a phone's width (390 px) and a laptop's (1280 px) and dumps the DOM it built. The test fails when a
-//! screenshot is blank (one colour, or next to nothing drawn), or when the DOM does not hold as many `<table>`s
-//! (each with a `<thead>`) and inline `<svg>` charts as the benchmark calls for, counted from the benchmark itself.
+//! screenshot is blank (one colour, or next to nothing drawn), when the DOM does not hold as many `<table>`s (each
+//! with a `<thead>`) and inline `<svg>` charts as the benchmark calls for, counted from the benchmark itself, or when
+//! the page is wider than the phone's screen.
 //!
 //! Run with `cargo test -p fairpair --test html_report`. Without `chromium` on `PATH` the browser tests are listed as
-//! skipped (`.ci/run` installs it). The checks themselves are seen to fail on a broken page: a blank PNG and a DOM
-//! without tables are rejected without a browser, and a page with an empty body is rejected through Chromium.
+//! skipped (`.ci/run` installs it). The checks themselves are seen to fail on a broken page: a blank PNG, a DOM
+//! without tables and a page too wide are rejected without a browser, and a page with an empty body through Chromium.
 
 mod common;
 
@@ -165,10 +166,15 @@ fn chromium(page: &Path, args: &[String], scratch: &Path) -> Result<String, Stri
     Ok(std::fs::read_to_string(&out).unwrap_or_default())
 }
 
-/// Every check on one page: the DOM's counts, then a screenshot at each width.
+/// Every check on one page: the DOM's counts and its width at a phone's width, then a screenshot at each width.
 fn check_page(page: &Path, want: Counts, scratch: &Path) -> Result<(), String> {
-    let dom = chromium(page, &["--dump-dom".to_string()], scratch)?;
+    let phone = WIDTHS[0];
+    let probe = scratch.join("probe.html");
+    let html = std::fs::read_to_string(page).map_err(|e| format!("{}: {e}", page.display()))?;
+    std::fs::write(&probe, html.replace("</body>", &format!("{}</body>", width_probe(phone)))).unwrap();
+    let dom = chromium(&probe, &["--dump-dom".to_string()], scratch)?;
     check_dom(&dom, want)?;
+    check_width(&dom, phone)?;
     for width in WIDTHS {
         let shot = scratch.join(format!("screenshot-{width}.png"));
         let _ = std::fs::remove_file(&shot);
@@ -176,6 +182,31 @@ fn check_page(page: &Path, want: Counts, scratch: &Path) -> Result<(), String> {
         chromium(page, &args, scratch)?;
         let bytes = std::fs::read(&shot).map_err(|e| format!("no screenshot at {width} px: {e}"))?;
         check_screenshot(&bytes).map_err(|e| format!("at {width} px: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Appended to a copy of the page (the page itself has no script) for the DOM dump: lays the body out `width`
+/// pixels wide and writes how wide its content is into an `<output>` element. The body is narrowed rather than the
+/// window because headless Chromium's `--dump-dom` lays pages out at least 500 px wide, whatever `--window-size`
+/// says; the stylesheet has no width-dependent rules, so a narrow body is what a phone shows.
+fn width_probe(width: u32) -> String {
+    format!(
+        "<style>body{{width:{width}px}}</style><script>document.body.insertAdjacentHTML('beforeend', \
+         '<output id=\"page-width\">' + document.body.scrollWidth + '</output>')</script>"
+    )
+}
+
+/// The width the probe recorded must not exceed the window's: tables scroll inside their own box, charts shrink.
+fn check_width(dom: &str, window: u32) -> Result<(), String> {
+    // The last occurrence: the first is in the probe's own source.
+    let width = dom
+        .rsplit_once("<output id=\"page-width\">")
+        .and_then(|(_, rest)| rest.split_once('<'))
+        .and_then(|(n, _)| n.parse::<u32>().ok())
+        .ok_or("the width probe wrote nothing")?;
+    if width > window {
+        return Err(format!("the page is {width} px wide on a {window} px screen: it scrolls sideways as a whole"));
     }
     Ok(())
 }
@@ -262,6 +293,13 @@ fn a_dom_without_its_tables_or_charts_is_rejected() {
     ] {
         assert!(check_dom(dom, want).is_err(), "{name} passed");
     }
+}
+
+#[test]
+fn a_page_wider_than_the_phone_is_rejected() {
+    assert_eq!(check_width("<main></main><output id=\"page-width\">390</output>", 390), Ok(()));
+    assert!(check_width("<output id=\"page-width\">1104</output>", 390).unwrap_err().contains("1104 px wide"));
+    assert!(check_width("<main></main>", 390).is_err(), "no probe output is a failure, not a pass");
 }
 
 #[test]
