@@ -393,7 +393,9 @@ fn tick(v: f64) -> String {
     format!("{number}{suffix}")
 }
 
-fn esc(text: &str) -> String {
+/// Text for XML and HTML: the characters that could end a text node or a double-quoted attribute, escaped (the
+/// HTML report uses it too).
+pub(crate) fn esc(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 

@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::document::{Align, Block, Document, Table};
+use crate::charts::esc;
 
 pub struct Html;
 
@@ -189,10 +190,6 @@ fn slug(text: &str) -> String {
 /// The text without its inline markers, for the page's `<title>`.
 fn plain(text: &str) -> String {
     text.replace(['`', '*'], "")
-}
-
-fn esc(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 #[cfg(test)]
