@@ -1239,6 +1239,26 @@ mod tests {
     }
 
     #[test]
+    fn write_gives_every_format_and_every_chart_and_markdown_links_only_its_own() {
+        let b = golden();
+        let dir = std::env::temp_dir().join(format!("fairpair-report-write-{}", std::process::id()));
+        let report = write(&b, &dir).unwrap();
+        assert_eq!(report, dir.join("report.md"));
+        let mut files: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        files.sort();
+        let want =
+            ["latency-get-8.svg", "memory.svg", "report.html", "report.md", "spectrum-get-8.svg", "throughput.svg"];
+        assert_eq!(files, want);
+        // render() (the golden test's view) is report.md and the charts it links: no spectrum.
+        let (md, charts) = render(&b);
+        assert!(!md.contains("spectrum") && charts.iter().all(|(name, _)| !name.starts_with("spectrum")));
+        let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        assert!(html.contains("Latency by percentile, get at 8 connections"), "the spectrum is in the page");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn verdict_lines() {
         let a = Stat::of(&[100.0, 101.0, 102.0]).unwrap();
         let b = Stat::of(&[50.0, 51.0, 52.0]).unwrap();

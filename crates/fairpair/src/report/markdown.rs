@@ -79,3 +79,33 @@ fn code_spans(text: &str) -> String {
         .map(|(i, part)| if i % 2 == 1 { format!("<code>{part}</code>") } else { part.into() })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::document::Chart;
+
+    #[test]
+    fn blocks_are_separated_by_one_blank_line_and_html_only_charts_leave_no_gap() {
+        let mut t = Table::new(&[("", Align::Left), ("n", Align::Right)]);
+        t.row(vec!["a".into(), String::new()]);
+        let chart = |file: &str, in_markdown| {
+            Block::Chart(Chart { file: file.into(), alt: "x".into(), svg: "<svg/>".into(), in_markdown })
+        };
+        let doc = Document {
+            blocks: vec![
+                Block::Heading { level: 2, text: "T".into() },
+                Block::Table(t),
+                chart("spectrum.svg", false),
+                chart("bars.svg", true),
+                Block::List(vec!["one".into(), "two".into()]),
+            ],
+        };
+        assert_eq!(render(&doc), "## T\n\n| | n |\n|---|---:|\n| a | |\n\n![x](bars.svg)\n\n- one\n- two\n");
+    }
+
+    #[test]
+    fn code_spans_in_a_summary_become_html() {
+        assert_eq!(code_spans("wrk script for `get` (GET /)"), "wrk script for <code>get</code> (GET /)");
+    }
+}
