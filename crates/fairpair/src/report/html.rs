@@ -36,6 +36,7 @@ blockquote{margin:1rem 0;padding:.5rem 1rem;border-left:4px solid #E69F00;backgr
 table{border-collapse:collapse;font-size:.9rem}
 th,td{border:1px solid #ddd;padding:.25rem .5rem;vertical-align:top;text-align:left}
 th{background:#f3f3f3}
+th:empty{padding:0;border:none;background:none}
 .num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 td code{overflow-wrap:normal;white-space:nowrap}
 figure{margin:1rem 0}
