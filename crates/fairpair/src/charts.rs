@@ -104,24 +104,8 @@ pub fn grouped_bars(chart: &Grouped) -> String {
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let y = |v: f64| TOP + plot_h - axis.fraction(v) * plot_h;
-    let title = match axis {
-        Axis::Linear { .. } => chart.title.to_string(),
-        Axis::Log { .. } => format!("{} (log scale)", chart.title),
-    };
-
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
-        WIDTH / 2.0,
-        esc(&title)
-    );
-    y_axis(&mut s, &axis, &y, plot_h, chart.y_label);
+    frame(&mut s, chart.title, chart.y_label, axis, &y);
 
     let groups = chart.groups.len().max(1) as f64;
     let group_w = plot_w / groups;
@@ -175,30 +159,54 @@ pub fn grouped_bars(chart: &Grouped) -> String {
         );
     }
     legend(&mut s, &chart.series);
+    let _ = writeln!(
+        s,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#555555">bars: median; whiskers: min–max</text>"##,
+        WIDTH - RIGHT,
+        HEIGHT - 12.0
+    );
     s.push_str("</svg>\n");
     s
 }
 
-/// The y axis of a bar chart: gridlines with their values, the axis title, and the base line.
-fn y_axis(s: &mut String, axis: &Axis, y: &dyn Fn(f64) -> f64, plot_h: f64, y_label: &str) {
+/// The opening of every chart: the `<svg>` element, a white background, the title (marked when the axis is
+/// logarithmic), the value axis with its gridlines and label, and the base line.
+fn frame(s: &mut String, title: &str, y_label: &str, axis: Axis, y: &dyn Fn(f64) -> f64) {
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let title = match axis {
+        Axis::Linear { .. } => title.to_string(),
+        Axis::Log { .. } => format!("{title} (log scale)"),
+    };
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
+        WIDTH / 2.0,
+        esc(&title)
+    );
+    // Y axis with gridlines.
     for v in axis.ticks() {
         let yy = y(v);
         let _ = writeln!(
-            *s,
+            s,
             r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#dddddd"/>"##,
             WIDTH - RIGHT
         );
-        let _ = writeln!(*s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, yy + 4.0, tick(v));
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, yy + 4.0, tick(v));
     }
     let _ = writeln!(
-        *s,
+        s,
         r#"<text x="16" y="{:.1}" text-anchor="middle" transform="rotate(-90 16 {:.1})">{}</text>"#,
         TOP + plot_h / 2.0,
         TOP + plot_h / 2.0,
         esc(y_label)
     );
     let _ = writeln!(
-        *s,
+        s,
         r#"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/>"#,
         y(axis.base()),
         WIDTH - RIGHT,
@@ -206,26 +214,141 @@ fn y_axis(s: &mut String, axis: &Axis, y: &dyn Fn(f64) -> f64, plot_h: f64, y_la
     );
 }
 
-/// The legend under a bar chart, one colour per series, and what the bars and whiskers show.
+/// One coloured square and name per series, along the bottom.
 fn legend(s: &mut String, series: &[String]) {
     let mut lx = LEFT;
     for (si, name) in series.iter().enumerate() {
         let ly = HEIGHT - 22.0;
         let _ = writeln!(
-            *s,
+            s,
             r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
             ly - 10.0,
             COLOURS[si % COLOURS.len()]
         );
-        let _ = writeln!(*s, r#"<text x="{:.1}" y="{ly:.1}">{}</text>"#, lx + 16.0, esc(name));
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{ly:.1}">{}</text>"#, lx + 16.0, esc(name));
         lx += 28.0 + 7.0 * name.chars().count() as f64;
     }
+}
+
+/// A point of a latency distribution: a percentile, or the largest value seen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Quantile {
+    Percent(f64),
+    Max,
+}
+
+/// One subject's line in a [`Spectrum`]: a value per quantile (`None`: not reported by the load tool).
+pub struct Line {
+    pub name: String,
+    pub points: Vec<(Quantile, Option<f64>)>,
+}
+
+/// A percentile spectrum: latency against the quantile on a "nines" axis, one line per series.
+pub struct Spectrum<'a> {
+    pub title: &'a str,
+    pub y_label: &'a str,
+    pub lines: Vec<Line>,
+}
+
+impl Quantile {
+    /// The position on the nines axis, `log10(1 / (1 - q))`: 50 % → 0.3, 90 % → 1, 99 % → 2, 99.9 % → 3. Each step
+    /// of the axis is ten times fewer requests, which is how tails are read (HdrHistogram's plots). The max has no
+    /// such place (q = 1 is infinitely far), so it is drawn one step past the last percentile, `last`.
+    fn nines(self, last: f64) -> f64 {
+        match self {
+            Quantile::Percent(p) => (1.0 / (1.0 - p / 100.0)).log10(),
+            Quantile::Max => last + 1.0,
+        }
+    }
+
+    fn label(self) -> String {
+        match self {
+            Quantile::Percent(p) => format!("{p}%"),
+            Quantile::Max => "max".into(),
+        }
+    }
+}
+
+/// Draws a [`Spectrum`]. The value axis is chosen as for the bar charts (linear, or logarithmic when the subjects
+/// differ more than [`LOG_AXIS_RATIO`] at some quantile). A gap where a percentile is missing is bridged by a dashed
+/// segment, and a note under the chart names what is missing.
+pub fn spectrum(chart: &Spectrum) -> String {
+    let quantiles: Vec<Quantile> =
+        chart.lines.first().map(|l| l.points.iter().map(|p| p.0).collect()).unwrap_or_default();
+    let last = quantiles.iter().filter(|q| **q != Quantile::Max).map(|q| q.nines(0.0)).fold(0.0, f64::max);
+    let first = quantiles.first().map_or(0.0, |q| q.nines(last));
+    let by_quantile: Vec<Vec<Option<Bar>>> = (0..quantiles.len())
+        .map(|i| {
+            let at = |l: &Line| l.points.get(i).and_then(|p| p.1).map(|v| Bar { value: v, min: v, max: v });
+            chart.lines.iter().map(at).collect()
+        })
+        .collect();
+    let axis = Axis::for_chart(&by_quantile);
+    let (plot_left, plot_right) = (LEFT + 20.0, WIDTH - RIGHT - 30.0);
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let x =
+        |q: Quantile| plot_left + (q.nines(last) - first) / (last + 1.0 - first).max(1e-9) * (plot_right - plot_left);
+    let y = |v: f64| TOP + plot_h - axis.fraction(v) * plot_h;
+
+    let mut s = String::new();
+    frame(&mut s, chart.title, chart.y_label, axis, &y);
+    for q in &quantiles {
+        let xx = x(*q);
+        let _ = writeln!(
+            s,
+            r##"<line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="#dddddd"/>"##,
+            y(axis.base())
+        );
+        let _ = writeln!(
+            s,
+            r#"<text x="{xx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            y(axis.base()) + 18.0,
+            esc(&q.label())
+        );
+    }
+    let mut missing = Vec::new();
+    for (li, line) in chart.lines.iter().enumerate() {
+        let colour = COLOURS[li % COLOURS.len()];
+        let mut previous: Option<(f64, f64, bool)> = None;
+        for (q, v) in &line.points {
+            let Some(v) = v else {
+                missing.push(format!("{} {}", line.name, q.label()));
+                previous = previous.map(|(px, py, _)| (px, py, true));
+                continue;
+            };
+            let (xx, yy) = (x(*q), y(*v));
+            if let Some((px, py, gap)) = previous {
+                let dash = if gap { r#" stroke-dasharray="4 4""# } else { "" };
+                let _ = writeln!(
+                    s,
+                    r#"<line x1="{px:.1}" y1="{py:.1}" x2="{xx:.1}" y2="{yy:.1}" stroke="{colour}" stroke-width="2"{dash}/>"#
+                );
+            }
+            let _ = writeln!(
+                s,
+                r#"<circle cx="{xx:.1}" cy="{yy:.1}" r="3.5" fill="{colour}"><title>{} {}: {}</title></circle>"#,
+                esc(&line.name),
+                esc(&q.label()),
+                short(*v)
+            );
+            previous = Some((xx, yy, false));
+        }
+    }
+    legend(&mut s, &chart.lines.iter().map(|l| l.name.clone()).collect::<Vec<_>>());
+    let note = if missing.is_empty() {
+        "medians over runs; max: one step past the last percentile".to_string()
+    } else {
+        format!("not reported by the load tool (dashed): {}", missing.join(", "))
+    };
     let _ = writeln!(
-        *s,
-        r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#555555">bars: median; whiskers: min–max</text>"##,
+        s,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#555555">{}</text>"##,
         WIDTH - RIGHT,
-        HEIGHT - 12.0
+        HEIGHT - 12.0,
+        esc(&note)
     );
+    s.push_str("</svg>\n");
+    s
 }
 
 /// A step of 1, 2 or 5 × 10ⁿ giving about five gridlines above `max`.
@@ -270,7 +393,9 @@ fn tick(v: f64) -> String {
     format!("{number}{suffix}")
 }
 
-fn esc(text: &str) -> String {
+/// Text for XML and HTML: the characters that could end a text node or a double-quoted attribute, escaped (the
+/// HTML report uses it too).
+pub(crate) fn esc(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
@@ -345,5 +470,52 @@ mod tests {
         assert_eq!(svg.matches("<title>").count(), 3);
         assert_eq!(svg.matches("<path").count(), 2);
         assert!(svg.contains("t &lt;x&gt;"));
+    }
+
+    fn spectrum_of(lines: &[(&str, [Option<f64>; 5])]) -> String {
+        let qs = [
+            Quantile::Percent(50.0),
+            Quantile::Percent(90.0),
+            Quantile::Percent(99.0),
+            Quantile::Percent(99.9),
+            Quantile::Max,
+        ];
+        let lines = lines
+            .iter()
+            .map(|(name, values)| Line { name: name.to_string(), points: qs.into_iter().zip(*values).collect() })
+            .collect();
+        spectrum(&Spectrum { title: "Latency by percentile", y_label: "ms", lines })
+    }
+
+    #[test]
+    fn the_nines_axis_puts_each_decade_of_the_tail_one_step_apart() {
+        let last = 3.0;
+        let at = |q: Quantile| q.nines(last);
+        assert!((at(Quantile::Percent(90.0)) - 1.0).abs() < 1e-9);
+        assert!((at(Quantile::Percent(99.0)) - 2.0).abs() < 1e-9);
+        assert!((at(Quantile::Percent(99.9)) - 3.0).abs() < 1e-9);
+        assert!((at(Quantile::Percent(50.0)) - 2f64.log10()).abs() < 1e-9);
+        assert_eq!(at(Quantile::Max), 4.0, "max one step past the last percentile");
+        assert_eq!(Quantile::Percent(99.9).label(), "99.9%");
+        assert_eq!(Quantile::Percent(50.0).label(), "50%");
+    }
+
+    #[test]
+    fn a_spectrum_draws_a_point_per_reported_percentile_and_says_what_is_missing() {
+        let svg = spectrum_of(&[
+            ("rust", [Some(0.8), Some(1.1), Some(1.7), Some(5.5), Some(11.8)]),
+            ("node <ab>", [Some(2.9), Some(3.7), Some(4.9), None, Some(130.0)]),
+        ]);
+        assert_eq!(svg.matches("<circle").count(), 9, "{svg}");
+        for label in [">50%<", ">90%<", ">99%<", ">99.9%<", ">max<"] {
+            assert!(svg.contains(label), "x axis label {label} missing: {svg}");
+        }
+        // rust's line is solid throughout; node's bridges the missing p99.9 with one dashed segment.
+        assert_eq!(svg.matches("stroke-dasharray").count(), 1, "{svg}");
+        assert!(svg.contains("not reported by the load tool (dashed): node &lt;ab&gt; 99.9%"), "{svg}");
+        // 0.8 ms beside 2.9 ms at p50 is under 10×, 11.8 beside 130 at max is not: a log axis.
+        assert!(svg.contains("(log scale)"), "{svg}");
+        let complete = spectrum_of(&[("rust", [Some(1.0), Some(2.0), Some(3.0), Some(4.0), Some(5.0)])]);
+        assert!(!complete.contains("dasharray") && complete.contains("medians over runs"), "{complete}");
     }
 }

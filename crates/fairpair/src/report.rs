@@ -1,15 +1,27 @@
-//! `benchmark.json` → `report.md` + SVG charts.
+//! `benchmark.json` → `report.md`, `report.html` and SVG charts.
 //!
-//! The report measures nothing: every measured figure in it is in the JSON file, computed by the run (a version 1 file
-//! is first upgraded, which may leave out runs that version still counted: see `schema::upgrade_from_v1`). What it
-//! adds is derived from those figures alone: ratios between subjects, whether a difference exceeds the noise, and
-//! unit conversions. It is deterministic (same file, same bytes), so it can be checked against a golden file and
-//! regenerated from old results.
+//! Run with `fairpair report results/benchmark.json` (a `fairpair run` ends with it). Layout:
+//!
+//! - this file: the sections, in reading order, each adding blocks to one [`Document`];
+//! - `report/document.rs`: that document (headings, paragraphs, notes, lists, tables, charts, collapsed code);
+//! - `report/markdown.rs`, `report/html.rs`: one [`Renderer`] per file format, listed in [`RENDERERS`]; a new
+//!   format is a new file there and one more entry in the list;
+//! - `charts.rs`: the SVG charts the sections draw.
+//!
+//! The figures are those of the file's summaries (a version 1 file is first upgraded, which may leave out runs that
+//! version still counted: see `schema::upgrade_from_v1`); what the report computes itself are the comparisons between
+//! them: ratios, shares of the ceiling, verdicts against the noise. It is deterministic (same file, same bytes), so it
+//! can be checked against a golden file and regenerated from old results.
 
-use std::fmt::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+
+mod document;
+mod html;
+mod markdown;
+
+pub use document::{Align, Block, Chart, Column, Document, Table};
 
 use crate::charts::{self, Bar, Grouped};
 use crate::schema::{
@@ -36,16 +48,32 @@ pub fn load(path: &Path) -> Result<Benchmark> {
     Ok(if bench.schema_version == 1 { upgrade_from_v1(bench, crate::summary::summarise) } else { bench })
 }
 
-/// Writes `report.md` and the charts into `dir`; returns the report's path.
+/// Turns a [`Document`] into one file of the report; a new format is one more implementation, listed in
+/// [`RENDERERS`].
+pub trait Renderer {
+    /// The file it writes, beside `benchmark.json`.
+    fn file_name(&self) -> &'static str;
+    fn render(&self, doc: &Document) -> String;
+}
+
+/// Every format `write` produces: `report.md` first (its path is what `write` returns), then `report.html`.
+pub const RENDERERS: &[&dyn Renderer] = &[&markdown::Markdown, &html::Html];
+
+/// Writes the report in every format of [`RENDERERS`] and every chart as an SVG file into `dir`; returns the path of
+/// `report.md`.
 pub fn write(bench: &Benchmark, dir: &Path) -> Result<std::path::PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let (markdown, charts) = render(bench);
-    for (name, svg) in charts {
-        std::fs::write(dir.join(&name), svg).with_context(|| format!("cannot write {name}"))?;
+    let doc = document(bench);
+    for chart in doc.charts() {
+        std::fs::write(dir.join(&chart.file), &chart.svg).with_context(|| format!("cannot write {}", chart.file))?;
     }
-    let path = dir.join("report.md");
-    std::fs::write(&path, markdown).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(path)
+    let mut paths = Vec::new();
+    for renderer in RENDERERS {
+        let path = dir.join(renderer.file_name());
+        std::fs::write(&path, renderer.render(&doc)).with_context(|| format!("cannot write {}", path.display()))?;
+        paths.push(path);
+    }
+    Ok(paths.swap_remove(0))
 }
 
 /// What an `--allow-unverified` subject is called in every table and chart.
@@ -89,95 +117,103 @@ fn is_external(b: &Benchmark, name: &str) -> bool {
     b.subjects.iter().any(|s| s.name == name && s.kind == SubjectKind::External)
 }
 
-/// The report's Markdown and its charts (file name, SVG text): one section after another.
+/// The report's Markdown and the charts it links (file name, SVG text). `write` also writes `report.html` and the
+/// charts only it shows.
 pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
+    let doc = document(b);
+    let charts = doc.charts().filter(|c| c.in_markdown).map(|c| (c.file.clone(), c.svg.clone())).collect();
+    (markdown::render(&doc), charts)
+}
+
+/// The report as a [`Document`]: one section after another, each renderer's input.
+pub fn document(b: &Benchmark) -> Document {
     let b = &marked(b);
-    let mut md = String::new();
-    let mut charts = Vec::new();
+    let mut doc = Document::default();
     let subjects: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
     let cells = cells(&b.summaries);
-    header(&mut md, b);
-    environment(&mut md, b);
-    method(&mut md, b);
-    preflight_section(&mut md, b);
-    subjects_section(&mut md, b);
-    commands(&mut md, b);
+    header(&mut doc, b);
+    environment(&mut doc, b);
+    method(&mut doc, b);
+    preflight_section(&mut doc, b);
+    subjects_section(&mut doc, b);
+    commands(&mut doc, b);
     if !cells.is_empty() {
-        throughput(&mut md, b, &cells, &subjects);
-        charts.push(("throughput.svg".to_string(), throughput_chart(b, &cells, &subjects)));
-        let _ = writeln!(md, "\n![throughput](throughput.svg)");
-        latency(&mut md, b, &cells, &subjects);
+        throughput(&mut doc, b, &cells, &subjects);
+        doc.chart("throughput.svg".into(), "throughput".into(), throughput_chart(b, &cells, &subjects), true);
+        latency(&mut doc, b, &cells, &subjects);
         for (scenario, conns) in &cells {
-            let file = format!("latency-{scenario}-{conns}.svg");
-            charts.push((file.clone(), latency_chart(b, scenario, *conns, &subjects)));
-            let _ = writeln!(md, "\n![latency {scenario} {conns}]({file})");
+            let svg = latency_chart(b, scenario, *conns, &subjects);
+            doc.chart(format!("latency-{scenario}-{conns}.svg"), format!("latency {scenario} {conns}"), svg, true);
+            // The whole tail at a glance; not linked from report.md, whose layout the golden test fixes.
+            let svg = spectrum_chart(b, scenario, *conns, &subjects);
+            let (file, alt) = (format!("spectrum-{scenario}-{conns}.svg"), format!("percentiles {scenario} {conns}"));
+            doc.chart(file, alt, svg, false);
         }
-        cpu(&mut md, b, &cells, &subjects);
+        cpu(&mut doc, b, &cells, &subjects);
     }
-    open_loop(&mut md, b);
-    if memory(&mut md, b) {
-        charts.push(("memory.svg".to_string(), memory_chart(&b.memory_summaries)));
-        let _ = writeln!(md, "\n![memory](memory.svg)");
+    open_loop(&mut doc, b);
+    if memory(&mut doc, b) {
+        doc.chart("memory.svg".into(), "memory".into(), memory_chart(&b.memory_summaries), true);
     }
-    ratios(&mut md, b, &cells);
-    published(&mut md, b);
-    left_out(&mut md, b);
-    diagnoses(&mut md, b);
-    flags_and_skipped(&mut md, b);
-    (md, charts)
+    ratios(&mut doc, b, &cells);
+    published(&mut doc, b);
+    left_out(&mut doc, b);
+    diagnoses(&mut doc, b);
+    flags_and_skipped(&mut doc, b);
+    doc
 }
 
-fn header(md: &mut String, b: &Benchmark) {
-    let _ = writeln!(md, "# fairpair report\n");
+fn header(doc: &mut Document, b: &Benchmark) {
+    doc.heading(1, "fairpair report");
     if !b.complete {
-        let _ = writeln!(
-            md,
-            "> **INCOMPLETE**: the run stopped before it finished (interrupted or killed); only the runs recorded up \
-             to then are below.\n"
-        );
+        doc.push(Block::Note(
+            "**INCOMPLETE**: the run stopped before it finished (interrupted or killed); only the runs recorded up to \
+             then are below."
+                .into(),
+        ));
     }
-    let _ = writeln!(
-        md,
+    doc.paragraph(format!(
         "Measured {} by {} on `{}` (schema {}). Every figure below is a median over repeated runs, each on a \
-         freshly started server; the raw runs, with each tool's exact command and output, are in `benchmark.json`.\n",
+         freshly started server; the raw runs, with each tool's exact command and output, are in `benchmark.json`.",
         b.environment.date, b.generator, b.environment.hostname, b.schema_version
-    );
+    ));
     if b.settings.quick {
-        let _ = writeln!(
-            md,
-            "> **A `--quick` smoke run**: one short run per cell, so there is no measure of noise. Check the \
-             pipeline with it; do not quote its figures.\n"
-        );
+        doc.push(Block::Note(
+            "**A `--quick` smoke run**: one short run per cell, so there is no measure of noise. Check the pipeline \
+             with it; do not quote its figures."
+                .into(),
+        ));
     }
 }
 
-fn environment(md: &mut String, b: &Benchmark) {
+fn environment(doc: &mut Document, b: &Benchmark) {
     let e = &b.environment;
-    let _ = writeln!(md, "## Environment\n\n| | |\n|---|---|");
-    let _ =
-        writeln!(md, "| CPU | {} × {} online (allowed: {}) |", e.cpu_model, e.cpus_online, cpu_list(&e.cpus_allowed));
-    let _ = writeln!(md, "| memory | {:.1} GiB |", e.memory_total_kib as f64 / 1024.0 / 1024.0);
-    let _ = writeln!(md, "| OS, kernel | {}, Linux {} |", e.os, e.kernel);
-    let _ = writeln!(md, "| rustc | {} |", e.rustc);
-    let _ = writeln!(md, "| node | {} |", e.node);
+    doc.heading(2, "Environment");
+    let mut t = Table::new(&[("", Align::Left), ("", Align::Left)]);
+    let mut row = |k: &str, v: String| t.row(vec![k.to_string(), v]);
+    row("CPU", format!("{} × {} online (allowed: {})", e.cpu_model, e.cpus_online, cpu_list(&e.cpus_allowed)));
+    row("memory", format!("{:.1} GiB", e.memory_total_kib as f64 / 1024.0 / 1024.0));
+    row("OS, kernel", format!("{}, Linux {}", e.os, e.kernel));
+    row("rustc", e.rustc.clone());
+    row("node", e.node.clone());
     for (tool, version) in &e.tools {
-        let _ = writeln!(md, "| {tool} | {version} |");
+        row(tool, version.clone());
     }
-    let _ = writeln!(md, "| git | `{}`{} |", e.git_commit, if e.git_dirty { " (uncommitted changes)" } else { "" });
+    row("git", format!("`{}`{}", e.git_commit, if e.git_dirty { " (uncommitted changes)" } else { "" }));
     if b.schema_version >= 2 {
         let somaxconn = e.somaxconn.map_or("unreadable".to_string(), |v| v.to_string());
-        let _ = writeln!(md, "| `net.core.somaxconn` | {somaxconn} (the most any listen backlog gets) |");
+        row("`net.core.somaxconn`", format!("{somaxconn} (the most any listen backlog gets)"));
         let governor = e.cpu_governor.as_deref().unwrap_or("not exposed by the kernel (common in virtual machines)");
-        let _ = writeln!(md, "| CPU frequency governor | {governor} |");
+        row("CPU frequency governor", governor.to_string());
     }
+    doc.push(Block::Table(t));
 }
 
-fn method(md: &mut String, b: &Benchmark) {
+fn method(doc: &mut Document, b: &Benchmark) {
     let (e, s) = (&b.environment, &b.settings);
-    let _ = writeln!(md, "\n## Method\n");
-    let _ = writeln!(
-        md,
-        "- Closed loop: `{}` ({}) with {} thread(s); {} s warm-up (discarded, a separate run of the tool), then {} s \
+    doc.heading(2, "Method");
+    let mut items = vec![format!(
+        "Closed loop: `{}` ({}) with {} thread(s); {} s warm-up (discarded, a separate run of the tool), then {} s \
          measured; {} repeat(s) per cell; a fresh server process for every run; subjects alternated run by run.",
         s.tool,
         e.tools.get(&s.tool).map_or("version unknown", String::as_str),
@@ -185,118 +221,121 @@ fn method(md: &mut String, b: &Benchmark) {
         s.warmup_s,
         s.duration_s,
         s.repeats
-    );
-    if s.pinned {
-        let _ = writeln!(
-            md,
-            "- Pinning (`taskset`): servers on CPU {}, load generator on CPU {}.",
+    )];
+    items.push(if s.pinned {
+        format!(
+            "Pinning (`taskset`): servers on CPU {}, load generator on CPU {}.",
             cpu_list(&s.server_cpus),
             cpu_list(&s.loader_cpus)
-        );
+        )
     } else {
-        let _ = writeln!(md, "- Not pinned: servers and load generator shared the CPUs (the article's method).");
-    }
-    let _ = writeln!(
-        md,
-        "- Before each run the harness waited up to {} s for other processes to use under {} % of the machine, and \
+        "Not pinned: servers and load generator shared the CPUs (the article's method).".into()
+    });
+    items.push(format!(
+        "Before each run the harness waited up to {} s for other processes to use under {} % of the machine, and \
          recorded what they used during the run.",
         s.idle_wait_max_s, s.idle_threshold_percent
-    );
+    ));
     match b.preflight.as_ref().and_then(|p| p.store.as_ref()) {
-        Some(store) => {
-            let _ = writeln!(
-                md,
-                "- POST runs: every server started with {} (see *Preflight*).",
-                crate::summary::store_sentence(store)
-            );
-        }
-        None if b.schema_version == 1 => {
-            let _ = writeln!(
-                md,
-                "- POST runs: every server started with `--max-users {}`, sized from a fixed guess of the POST rate \
-                 (schema 1; later versions measure it).",
-                s.post_max_users
-            );
-        }
+        Some(store) => items.push(format!(
+            "POST runs: every server started with {} (see *Preflight*).",
+            crate::summary::store_sentence(store)
+        )),
+        None if b.schema_version == 1 => items.push(format!(
+            "POST runs: every server started with `--max-users {}`, sized from a fixed guess of the POST rate \
+             (schema 1; later versions measure it).",
+            s.post_max_users
+        )),
         None => {}
     }
-    let _ = writeln!(
-        md,
-        "- Memory: separate runs ({} per subject): RSS, peak RSS (VmHWM) and PSS summed over all the subject's \
+    items.push(format!(
+        "Memory: separate runs ({} per subject): RSS, peak RSS (VmHWM) and PSS summed over all the subject's \
          processes, {} ms after the first 200, and right after {} s of GET at {} connections.",
         s.memory_repeats, s.memory_settle_ms, s.memory_duration_s, s.memory_connections
-    );
+    ));
     // Quoted as a shell would need it, so that the line can be pasted back (`--subject mine='python3 mine.py {port}'`).
-    let _ = writeln!(md, "- Command: `{}`", crate::tools::shell_words(&s.argv));
+    items.push(format!("Command: `{}`", crate::tools::shell_words(&s.argv)));
+    doc.list(items);
 }
 
 /// What preflight measured: the loader's capacity, the POST rates and the store size chosen from them.
-fn preflight_section(md: &mut String, b: &Benchmark) {
-    let _ = writeln!(md, "\n## Preflight\n");
+fn preflight_section(doc: &mut Document, b: &Benchmark) {
+    doc.heading(2, "Preflight");
     let Some(p) = &b.preflight else {
-        let _ = writeln!(
-            md,
+        doc.paragraph(format!(
             "Not recorded (a schema {} file): the loader's capacity was not measured, so no figure is marked \
              loader-limited; the loader-bound flag (≥ {:.0} % loader CPU) is the only sign of a loader limit.",
             b.schema_version,
             crate::summary::LOADER_BOUND_PERCENT
-        );
+        ));
         return;
     };
     if p.loader_capacity.is_empty() {
-        let _ = writeln!(md, "Loader capacity: not measured (see *Skipped*).\n");
+        // The trailing newline is an extra blank line in report.md, as it has always had here: kept so that the
+        // same benchmark.json still gives the same bytes.
+        doc.paragraph("Loader capacity: not measured (see *Skipped*).\n");
     } else {
-        let _ = writeln!(
-            md,
+        doc.paragraph(format!(
             "Loader capacity: what `{}` generates on the loader CPUs against the ceiling (as many workers as server \
              CPUs). A subject above **{:.0} %** of it is *loader-limited*: its ratios are printed as bounds (`≥`, \
-             `≤`), and CPU per request is the headline of its comparisons.\n",
+             `≤`), and CPU per request is the headline of its comparisons.",
             b.settings.tool, p.loader_limited_share_percent
-        );
-        let _ = writeln!(
-            md,
-            "| scenario | connections | loader capacity req/s | measured req/s | loader CPU % | basis | machine idle |\n|---|---:|---:|---:|---:|---|---|"
-        );
-        for c in &p.loader_capacity {
-            let basis = match c.basis {
-                CapacityBasis::Saturated => "loader saturated",
-                CapacityBasis::Extrapolated => "target was the limit: scaled to a fully busy loader",
-            };
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {:.0} | {basis} | {} |",
-                c.scenario,
-                c.connections,
-                thousands(c.loader_capacity_rps),
-                thousands(c.measured_rps),
-                c.loader_cpu_percent,
-                if c.machine_idle { "yes" } else { "**no**" }
-            );
-        }
+        ));
+        doc.push(Block::Table(loader_capacity_table(p)));
     }
     for c in &p.post_calibration {
         let mut bytes = c.bytes_per_user.map_or(String::new(), |v| format!(", {v:.0} bytes of RSS per stored user"));
         if !c.machine_idle {
             bytes.push_str(" (**the machine was busy**: a run faster than this gets a larger store on its rerun)");
         }
-        let _ = writeln!(
-            md,
-            "\n- {} rate of {}: {} requests/s at {} connections over {:.1} s{bytes}.",
+        // One list per rate, each item a paragraph of its own (a blank line between them in Markdown).
+        doc.list(vec![format!(
+            "{} rate of {}: {} requests/s at {} connections over {:.1} s{bytes}.",
             c.scenario,
             c.subject,
             thousands(c.requests_per_sec),
             c.connections,
             c.duration_s
-        );
+        )]);
     }
     if let Some(store) = &p.store {
-        let _ = writeln!(md, "\nStore: {}.", crate::summary::store_sentence(store));
+        doc.paragraph(format!("Store: {}.", crate::summary::store_sentence(store)));
     }
-    let _ = writeln!(md, "\nPreflight took {:.0} s, verification included.", p.duration_s);
+    doc.paragraph(format!("Preflight took {:.0} s, verification included.", p.duration_s));
 }
 
-fn subjects_section(md: &mut String, b: &Benchmark) {
-    let _ = writeln!(md, "\n## Subjects\n\n| subject | command | contract |\n|---|---|---|");
+fn loader_capacity_table(p: &crate::schema::Preflight) -> Table {
+    use Align::{Left, Right};
+    let mut t = Table::new(&[
+        ("scenario", Left),
+        ("connections", Right),
+        ("loader capacity req/s", Right),
+        ("measured req/s", Right),
+        ("loader CPU %", Right),
+        ("basis", Left),
+        ("machine idle", Left),
+    ]);
+    for c in &p.loader_capacity {
+        let basis = match c.basis {
+            CapacityBasis::Saturated => "loader saturated",
+            CapacityBasis::Extrapolated => "target was the limit: scaled to a fully busy loader",
+        };
+        t.row(vec![
+            c.scenario.clone(),
+            c.connections.to_string(),
+            thousands(c.loader_capacity_rps),
+            thousands(c.measured_rps),
+            format!("{:.0}", c.loader_cpu_percent),
+            basis.into(),
+            if c.machine_idle { "yes" } else { "**no**" }.into(),
+        ]);
+    }
+    t
+}
+
+fn subjects_section(doc: &mut Document, b: &Benchmark) {
+    doc.heading(2, "Subjects");
+    let mut t = Table::new(&[("subject", Align::Left), ("command", Align::Left), ("contract", Align::Left)]);
     for sub in &b.subjects {
         let v = &sub.verification;
         let contract = match v.status {
@@ -310,12 +349,15 @@ fn subjects_section(md: &mut String, b: &Benchmark) {
             VerificationStatus::NotApplicable => "not applicable (fixed-response baseline, GET only)".into(),
         };
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
-        let _ = writeln!(md, "| {} | `{}` | {contract}{notes} |", sub.name, sub.command);
+        t.row(vec![sub.name.clone(), format!("`{}`", sub.command), format!("{contract}{notes}")]);
     }
+    doc.push(Block::Table(t));
 }
 
-fn commands(md: &mut String, b: &Benchmark) {
-    let _ = writeln!(md, "\n## Exact commands\n\nThe first run of each cell (ports differ run to run):\n");
+fn commands(doc: &mut Document, b: &Benchmark) {
+    doc.heading(2, "Exact commands");
+    doc.paragraph("The first run of each cell (ports differ run to run):");
+    let mut items = Vec::new();
     let mut seen = Vec::new();
     for r in &b.runs {
         let key = (r.scenario.as_str(), r.connections);
@@ -323,25 +365,25 @@ fn commands(md: &mut String, b: &Benchmark) {
             continue;
         }
         seen.push(key);
-        let _ = writeln!(md, "- {} at {} connections: `{}`", r.scenario, r.connections, r.command);
+        items.push(format!("{} at {} connections: `{}`", r.scenario, r.connections, r.command));
     }
     if let Some(r) = b.open_loop.first() {
-        let _ = writeln!(
-            md,
-            "- open loop ({} at {} connections, {:.0} requests/s): `{}`",
+        items.push(format!(
+            "open loop ({} at {} connections, {:.0} requests/s): `{}`",
             r.scenario, r.connections, r.asked_rps, r.command
-        );
+        ));
     }
     if let Some(r) = b.memory.first() {
-        let _ = writeln!(md, "- memory phase load: `{}`", r.load_command);
+        items.push(format!("memory phase load: `{}`", r.load_command));
     }
+    doc.list(items);
     for sc in &b.scenarios {
         if let Some(script) = &sc.wrk_script {
-            let _ = writeln!(
-                md,
-                "\n<details><summary>wrk script for <code>{}</code> ({} {})</summary>\n\n```lua\n{}```\n</details>",
-                sc.name, sc.method, sc.path, script
-            );
+            doc.push(Block::Code {
+                summary: format!("wrk script for `{}` ({} {})", sc.name, sc.method, sc.path),
+                language: "lua".into(),
+                code: script.clone(),
+            });
         }
     }
 }
@@ -384,43 +426,38 @@ pub fn ratio_text(r: f64) -> String {
     format!("{r:.decimals$}")
 }
 
-fn throughput(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+fn throughput(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
     let measured = b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty());
     let share = if measured { ", then the share of the loader's capacity (see *Preflight*)" } else { "" };
     let base = baseline(b);
     let against = base.map_or(String::new(), |n| format!(" Ratios are against {n} (`--baseline`)."));
-    let _ = writeln!(
-        md,
-        "\n## Throughput (requests/s)\n\nMedian [min–max], CV in parentheses{share}. Only runs whose every response \
-         had the expected status count (see *Left out*).{against}\n"
-    );
+    doc.heading(2, "Throughput (requests/s)");
+    doc.paragraph(format!(
+        "Median [min–max], CV in parentheses{share}. Only runs whose every response had the expected status count \
+         (see *Left out*).{against}"
+    ));
     let others: Vec<&str> =
         b.subjects.iter().filter(|s| !s.get_only && Some(s.name.as_str()) != base).map(|s| s.name.as_str()).collect();
-    let _ = write!(md, "| scenario | connections |");
-    for name in subjects {
-        let _ = write!(md, " {name} |");
-    }
     let base = base.unwrap_or_default();
-    for other in &others {
-        let _ = write!(md, " {other} / {base} |");
-    }
-    let _ = writeln!(md, "\n|---|---:|{}", "---:|".repeat(subjects.len() + others.len()));
+    let ratio_titles: Vec<String> = others.iter().map(|other| format!("{other} / {base}")).collect();
+    let mut columns = vec![("scenario", Align::Left), ("connections", Align::Right)];
+    columns.extend(subjects.iter().map(|n| (*n, Align::Right)));
+    columns.extend(ratio_titles.iter().map(|n| (n.as_str(), Align::Right)));
+    let mut t = Table::new(&columns);
     for (scenario, conns) in cells {
-        let _ = write!(md, "| {scenario} | {conns} |");
-        for name in subjects {
-            let _ = write!(md, " {} |", throughput_cell(b, name, scenario, *conns));
-        }
+        let mut row = vec![scenario.clone(), conns.to_string()];
+        row.extend(subjects.iter().map(|name| throughput_cell(b, name, scenario, *conns)));
         for other in &others {
             let (a, c) = (find(&b.summaries, other, scenario, *conns), find(&b.summaries, base, scenario, *conns));
-            let text = match (a, c) {
+            row.push(match (a, c) {
                 (Some(a), Some(c)) => ratio(a.requests_per_sec.median, c.requests_per_sec.median)
                     .map_or("—".into(), |r| Bound::of(a, c, true).format(r)),
                 _ => "—".into(),
-            };
-            let _ = write!(md, " {text} |");
+            });
         }
-        let _ = writeln!(md);
+        t.row(row);
     }
+    doc.push(Block::Table(t));
 }
 
 fn throughput_cell(b: &Benchmark, name: &str, scenario: &str, conns: u32) -> String {
@@ -441,50 +478,68 @@ fn throughput_cell(b: &Benchmark, name: &str, scenario: &str, conns: u32) -> Str
     }
 }
 
-fn latency(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
-    let _ = writeln!(
-        md,
-        "\n## Latency under closed-loop load (ms)\n\nMedians over runs. A closed loop waits for each answer, so these are latencies at saturation, not at a given rate (see the open-loop section).\n"
+fn latency(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    use Align::{Left, Right};
+    doc.heading(2, "Latency under closed-loop load (ms)");
+    doc.paragraph(
+        "Medians over runs. A closed loop waits for each answer, so these are latencies at saturation, not at a given \
+         rate (see the open-loop section).",
     );
-    let _ = writeln!(
-        md,
-        "| scenario | connections | subject | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---|---:|---:|---:|---:|---:|"
-    );
+    let mut t = Table::new(&[
+        ("scenario", Left),
+        ("connections", Right),
+        ("subject", Left),
+        ("p50", Right),
+        ("p90", Right),
+        ("p99", Right),
+        ("p99.9", Right),
+        ("max", Right),
+    ]);
     for (scenario, conns) in cells {
         for name in subjects {
             if let Some(s) = find(&b.summaries, name, scenario, *conns) {
-                let _ = writeln!(
-                    md,
-                    "| {scenario} | {conns} | {name} | {} | {} | {} | {} | {} |",
+                t.row(vec![
+                    scenario.clone(),
+                    conns.to_string(),
+                    name.to_string(),
                     ms(s.p50_ms.median),
                     ms(s.p90_ms.median),
                     ms(s.p99_ms.median),
                     s.p99_9_ms.as_ref().map_or_else(not_reported, |p| ms(p.median)),
-                    ms(s.max_ms.median)
-                );
+                    ms(s.max_ms.median),
+                ]);
             }
         }
     }
+    doc.push(Block::Table(t));
     if b.summaries.iter().any(|s| s.p99_9_ms.is_none()) {
-        let _ = writeln!(
-            md,
-            "\nn/r: not reported by the load tool (`{}` gives no p99.9: ab's percentiles go in steps of 1 %, \
+        doc.paragraph(format!(
+            "n/r: not reported by the load tool (`{}` gives no p99.9: ab's percentiles go in steps of 1 %, \
              bombardier's stop at p99).",
             b.settings.tool
-        );
+        ));
     }
 }
 
-fn cpu(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
-    let _ = writeln!(
-        md,
-        "\n## CPU and machine\n\nServer CPU time per request (all its processes, from `/proc`); the load generator's CPU use as a share of the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening socket got (`ss`, capped by `net.core.somaxconn`).\n",
+fn cpu(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    use Align::{Left, Right};
+    doc.heading(2, "CPU and machine");
+    doc.paragraph(format!(
+        "Server CPU time per request (all its processes, from `/proc`); the load generator's CPU use as a share of \
+         the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the \
+         most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening \
+         socket got (`ss`, capped by `net.core.somaxconn`).",
         crate::summary::LOADER_BOUND_PERCENT
-    );
-    let _ = writeln!(
-        md,
-        "| scenario | connections | subject | server CPU µs/request | loader CPU % | steal % | listen backlog |\n|---|---:|---|---:|---:|---:|---:|"
-    );
+    ));
+    let mut t = Table::new(&[
+        ("scenario", Left),
+        ("connections", Right),
+        ("subject", Left),
+        ("server CPU µs/request", Right),
+        ("loader CPU %", Right),
+        ("steal %", Right),
+        ("listen backlog", Right),
+    ]);
     for (scenario, conns) in cells {
         for name in subjects {
             if let Some(s) = find(&b.summaries, name, scenario, *conns) {
@@ -495,90 +550,101 @@ fn cpu(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str
                 };
                 let steal = s.steal_percent_max.map_or("—".into(), |v| format!("{v:.1}"));
                 let backlog = s.listen_backlog.map_or("—".into(), |v| v.to_string());
-                let _ = writeln!(
-                    md,
-                    "| {scenario} | {conns} | {name} | {cpu} | {:.0} | {steal} | {backlog} |",
-                    s.loader_cpu_percent.median
-                );
+                let loader = format!("{:.0}", s.loader_cpu_percent.median);
+                t.row(vec![scenario.clone(), conns.to_string(), name.to_string(), cpu, loader, steal, backlog]);
             }
         }
     }
+    doc.push(Block::Table(t));
 }
 
-fn open_loop(md: &mut String, b: &Benchmark) {
-    let _ = writeln!(md, "\n## Open-loop latency at fixed rates (ms)\n");
+fn open_loop(doc: &mut Document, b: &Benchmark) {
+    use Align::{Left, Right};
+    doc.heading(2, "Open-loop latency at fixed rates (ms)");
     if b.open_loop.is_empty() {
-        let _ = writeln!(md, "Not measured (see *Skipped*).");
+        doc.paragraph("Not measured (see *Skipped*).");
         return;
     }
-    let _ = writeln!(
-        md,
-        "| subject | asked req/s | achieved req/s | tool | corrected for coordinated omission | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---|---|---:|---:|---:|---:|---:|"
-    );
+    let mut t = Table::new(&[
+        ("subject", Left),
+        ("asked req/s", Right),
+        ("achieved req/s", Right),
+        ("tool", Left),
+        ("corrected for coordinated omission", Left),
+        ("p50", Right),
+        ("p90", Right),
+        ("p99", Right),
+        ("p99.9", Right),
+        ("max", Right),
+    ]);
     for r in &b.open_loop {
         let l = &r.latency;
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.subject,
+        t.row(vec![
+            r.subject.clone(),
             thousands(r.asked_rps),
             thousands(r.achieved_rps),
-            r.tool,
-            if r.latency_corrected { "yes" } else { "no" },
+            r.tool.to_string(),
+            if r.latency_corrected { "yes" } else { "no" }.into(),
             ms(l.p50_ms),
             ms(l.p90_ms),
             ms(l.p99_ms),
             l.p99_9_ms.map_or_else(not_reported, ms),
-            ms(l.max_ms)
-        );
+            ms(l.max_ms),
+        ]);
     }
+    doc.push(Block::Table(t));
 }
 
 /// The memory table; returns whether there was anything to chart.
-fn memory(md: &mut String, b: &Benchmark) -> bool {
-    let _ = writeln!(md, "\n## Memory and start-up\n");
+fn memory(doc: &mut Document, b: &Benchmark) -> bool {
+    use Align::{Left, Right};
+    doc.heading(2, "Memory and start-up");
     if b.memory_summaries.is_empty() {
-        let _ = writeln!(md, "Not measured.");
+        doc.paragraph("Not measured.");
         return false;
     }
-    let _ = writeln!(md, "MiB, median [min–max] over fresh processes, summed over each subject's processes.\n");
-    let _ = writeln!(
-        md,
-        "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
-    );
+    doc.paragraph("MiB, median [min–max] over fresh processes, summed over each subject's processes.");
+    let mut t = Table::new(&[
+        ("subject", Left),
+        ("processes", Right),
+        ("idle RSS", Right),
+        ("idle PSS", Right),
+        ("after-load RSS", Right),
+        ("after-load PSS", Right),
+        ("peak RSS", Right),
+        ("start-up to first 200 (ms)", Right),
+    ]);
     for sub in b.subjects.iter().filter(|s| s.kind == SubjectKind::External) {
-        let _ = writeln!(
-            md,
-            "| {} | not measured (a running service fairpair did not start) | | | | | | not measured |",
-            sub.name
-        );
+        let mut row = vec![sub.name.clone(), "not measured (a running service fairpair did not start)".into()];
+        row.extend(std::iter::repeat_n(String::new(), 5));
+        row.push("not measured".into());
+        t.row(row);
     }
     for m in &b.memory_summaries {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.0} [{:.0}–{:.0}] |",
-            m.subject,
-            m.processes,
+        t.row(vec![
+            m.subject.clone(),
+            m.processes.to_string(),
             mib(&m.idle_rss_kib),
             mib(&m.idle_pss_kib),
             mib(&m.after_rss_kib),
             mib(&m.after_pss_kib),
             mib(&m.after_hwm_kib),
-            m.startup_ms.median,
-            m.startup_ms.min,
-            m.startup_ms.max
-        );
+            format!("{:.0} [{:.0}–{:.0}]", m.startup_ms.median, m.startup_ms.min, m.startup_ms.max),
+        ]);
     }
+    doc.push(Block::Table(t));
     true
 }
 
-fn ratios(md: &mut String, b: &Benchmark, cells: &[(String, u32)]) {
-    let _ = writeln!(md, "\n## Ratios and verdicts\n");
-    let _ = writeln!(
-        md,
-        "A difference *exceeds the noise* only when the min–max ranges of the two subjects' runs do not overlap; with a single run per side the noise is unknown and no verdict is given. Where a subject is loader-limited, its throughput and latency ratios are bounds, and CPU per request (which the loader cannot distort) leads.\n"
+fn ratios(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)]) {
+    doc.heading(2, "Ratios and verdicts");
+    doc.paragraph(
+        "A difference *exceeds the noise* only when the min–max ranges of the two subjects' runs do not overlap; \
+         with a single run per side the noise is unknown and no verdict is given. Where a subject is loader-limited, \
+         its throughput and latency ratios are bounds, and CPU per request (which the loader cannot distort) leads.",
     );
     let contract_subjects: Vec<&str> = b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
+    let mut items = Vec::new();
     let mut any = false;
     // Each subject against the baseline, not every pair: with a service of one's own beside rust and node, the
     // question is how it compares with the reference.
@@ -593,38 +659,45 @@ fn ratios(md: &mut String, b: &Benchmark, cells: &[(String, u32)]) {
                 continue;
             };
             any = true;
-            cell_verdicts(md, &format!("{scenario}, {conns} connections"), sa, sb);
+            cell_verdicts(&mut items, &format!("{scenario}, {conns} connections"), sa, sb);
         }
-        any |= memory_verdicts(md, b, a, other);
+        any |= memory_verdicts(&mut items, b, a, other);
     }
-    any |= ceiling_lines(md, b, cells, &contract_subjects);
+    any |= ceiling_lines(&mut items, b, cells, &contract_subjects);
+    doc.list(items);
     if !any {
-        let _ = writeln!(md, "No two subjects were measured on the same cell.");
+        doc.paragraph("No two subjects were measured on the same cell.");
     }
 }
 
 /// For a run of a study's preset (`--preset`), the figures that study published, beside ours for the same subject,
 /// scenario and connection count. Theirs come from another machine and often another method: the section says so,
 /// and gives no ratio between the two columns.
-fn published(md: &mut String, b: &Benchmark) {
+fn published(doc: &mut Document, b: &Benchmark) {
     use crate::presets::{Metric, Preset};
+    use Align::{Left, Right};
     use clap::ValueEnum;
     let Some(preset) = Preset::from_argv(&b.settings.argv) else { return };
     let Some(study) = preset.study() else { return };
-    let _ = writeln!(md, "\n## The study's published figures beside ours\n");
-    let _ = writeln!(
-        md,
-        "This run reproduces \"{study}\" (`--preset {}`; method and machine: `shared/PRIOR-RESULTS.md`, quoted in `docs/results/README.md`). Its figures were measured on another machine, so compare the shape (which subject leads, by how much), not the values.\n",
+    doc.heading(2, "The study's published figures beside ours");
+    doc.paragraph(format!(
+        "This run reproduces \"{study}\" (`--preset {}`; method and machine: `shared/PRIOR-RESULTS.md`, quoted in \
+         `docs/results/README.md`). Its figures were measured on another machine, so compare the shape (which subject \
+         leads, by how much), not the values.",
         preset.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
-    );
+    ));
     if preset.published().is_empty() {
-        let _ = writeln!(md, "The study published no figure that fairpair measures the same way (see its method).");
+        doc.paragraph("The study published no figure that fairpair measures the same way (see its method).");
         return;
     }
-    let _ = writeln!(
-        md,
-        "| subject | scenario | connections | figure | published | here (median) |\n|---|---|---:|---|---:|---:|"
-    );
+    let mut t = Table::new(&[
+        ("subject", Left),
+        ("scenario", Left),
+        ("connections", Right),
+        ("figure", Left),
+        ("published", Right),
+        ("here (median)", Right),
+    ]);
     for p in preset.published() {
         let (what, ours) = match p.metric {
             Metric::RequestsPerSec => (
@@ -640,8 +713,10 @@ fn published(md: &mut String, b: &Benchmark) {
         };
         let ours = ours.unwrap_or_else(|| "not measured".into());
         let theirs = if p.metric == Metric::RequestsPerSec { thousands(p.value) } else { num(p.value) };
-        let _ = writeln!(md, "| {} | {} | {} | {what} | {theirs} | {ours} |", p.subject, p.scenario, p.connections);
+        let (subject, scenario) = (p.subject.to_string(), p.scenario.to_string());
+        t.row(vec![subject, scenario, p.connections.to_string(), what.into(), theirs, ours]);
     }
+    doc.push(Block::Table(t));
 }
 
 /// KiB as decimal megabytes, the unit `ps` and the articles print.
@@ -651,7 +726,7 @@ fn mb(s: &Stat) -> String {
 
 /// The verdicts of one cell for two subjects: throughput, p99 and CPU per request, CPU first when either is
 /// loader-limited.
-fn cell_verdicts(md: &mut String, at: &str, sa: &Summary, sb: &Summary) {
+fn cell_verdicts(items: &mut Vec<String>, at: &str, sa: &Summary, sb: &Summary) {
     let (a, other) = (sa.subject.as_str(), sb.subject.as_str());
     let cpu = match (&sa.server_cpu_us_per_request, &sb.server_cpu_us_per_request) {
         (Some(ca), Some(cb)) => Some(compare(a, other, ca, cb, false, "µs")),
@@ -659,20 +734,20 @@ fn cell_verdicts(md: &mut String, at: &str, sa: &Summary, sb: &Summary) {
     };
     let limited = sa.loader_limited || sb.loader_limited;
     if let (true, Some(line)) = (limited, &cpu) {
-        let _ = writeln!(md, "- {at}, **CPU per request (the headline: {})**: {line}", limited_names(sa, sb));
+        items.push(format!("{at}, **CPU per request (the headline: {})**: {line}", limited_names(sa, sb)));
     }
     let throughput = match Bound::of(sa, sb, true) {
         Bound::Exact => compare(a, other, &sa.requests_per_sec, &sb.requests_per_sec, true, "requests/s"),
         bound => bounded(sa, sb, &sa.requests_per_sec, &sb.requests_per_sec, bound, "requests/s"),
     };
-    let _ = writeln!(md, "- {at}, throughput: {throughput}");
+    items.push(format!("{at}, throughput: {throughput}"));
     let p99 = match Bound::of(sa, sb, false) {
         Bound::Exact => compare(a, other, &sa.p99_ms, &sb.p99_ms, false, "ms"),
         bound => bounded(sa, sb, &sa.p99_ms, &sb.p99_ms, bound, "ms"),
     };
-    let _ = writeln!(md, "- {at}, p99 latency: {p99}");
+    items.push(format!("{at}, p99 latency: {p99}"));
     if let (false, Some(line)) = (limited, cpu) {
-        let _ = writeln!(md, "- {at}, CPU per request: {line}");
+        items.push(format!("{at}, CPU per request: {line}"));
     }
 }
 
@@ -697,26 +772,20 @@ fn bounded(sa: &Summary, sb: &Summary, va: &Stat, vb: &Stat, bound: Bound, unit:
     format!("{figures} — {a}/{other} {ratio}, a bound, not a measured ratio ({}).", why.join(", "))
 }
 
-fn memory_verdicts(md: &mut String, b: &Benchmark, a: &str, other: &str) -> bool {
+fn memory_verdicts(items: &mut Vec<String>, b: &Benchmark, a: &str, other: &str) -> bool {
     let (Some(ma), Some(mb)) = (find_mem(&b.memory_summaries, a), find_mem(&b.memory_summaries, other)) else {
         return false;
     };
-    let _ = writeln!(
-        md,
-        "- memory idle (RSS): {}",
-        compare(a, other, &kib_to_mib(&ma.idle_rss_kib), &kib_to_mib(&mb.idle_rss_kib), false, "MiB")
-    );
-    let _ = writeln!(
-        md,
-        "- memory after load (RSS): {}",
-        compare(a, other, &kib_to_mib(&ma.after_rss_kib), &kib_to_mib(&mb.after_rss_kib), false, "MiB")
-    );
-    let _ = writeln!(md, "- start-up to first 200: {}", compare(a, other, &ma.startup_ms, &mb.startup_ms, false, "ms"));
+    let (idle_a, idle_b) = (kib_to_mib(&ma.idle_rss_kib), kib_to_mib(&mb.idle_rss_kib));
+    items.push(format!("memory idle (RSS): {}", compare(a, other, &idle_a, &idle_b, false, "MiB")));
+    let (after_a, after_b) = (kib_to_mib(&ma.after_rss_kib), kib_to_mib(&mb.after_rss_kib));
+    items.push(format!("memory after load (RSS): {}", compare(a, other, &after_a, &after_b, false, "MiB")));
+    items.push(format!("start-up to first 200: {}", compare(a, other, &ma.startup_ms, &mb.startup_ms, false, "ms")));
     true
 }
 
 /// "rust reaches 85 % of the ceiling baseline", as a bound when either side is loader-limited.
-fn ceiling_lines(md: &mut String, b: &Benchmark, cells: &[(String, u32)], contract_subjects: &[&str]) -> bool {
+fn ceiling_lines(items: &mut Vec<String>, b: &Benchmark, cells: &[(String, u32)], contract_subjects: &[&str]) -> bool {
     let mut any = false;
     for ceiling in b.subjects.iter().filter(|s| s.get_only) {
         for (scenario, conns) in cells {
@@ -738,13 +807,12 @@ fn ceiling_lines(md: &mut String, b: &Benchmark, cells: &[(String, u32)], contra
                         format!("measured {share} % (both loader-limited: not a comparison of the servers)")
                     }
                 };
-                let _ = writeln!(
-                    md,
-                    "- {scenario}, {conns} connections: {name} {reaches} of the {} baseline ({} vs {} requests/s).",
+                items.push(format!(
+                    "{scenario}, {conns} connections: {name} {reaches} of the {} baseline ({} vs {} requests/s).",
                     ceiling.name,
                     thousands(s.requests_per_sec.median),
                     thousands(c.requests_per_sec.median)
-                );
+                ));
             }
         }
     }
@@ -752,60 +820,58 @@ fn ceiling_lines(md: &mut String, b: &Benchmark, cells: &[(String, u32)], contra
 }
 
 /// Runs that are not throughput figures, each with its reason.
-fn left_out(md: &mut String, b: &Benchmark) {
+fn left_out(doc: &mut Document, b: &Benchmark) {
     let out: Vec<&LoadRun> = b.runs.iter().filter(|r| r.left_out.is_some()).collect();
     if out.is_empty() {
         return;
     }
-    let _ = writeln!(
-        md,
-        "\n## Left out\n\nRuns whose responses were not all of the status their scenario expects: they are no throughput figure, so no table above counts them.\n"
+    doc.heading(2, "Left out");
+    doc.paragraph(
+        "Runs whose responses were not all of the status their scenario expects: they are no throughput figure, so \
+         no table above counts them.",
     );
-    for r in out {
-        let _ = writeln!(
-            md,
-            "- {} {} at {} connections, run {}: {} ({} req/s as measured).",
-            r.subject,
-            r.scenario,
-            r.connections,
-            r.repeat,
-            r.left_out.as_deref().unwrap_or_default(),
-            thousands(r.requests_per_sec)
-        );
-    }
+    doc.list(
+        out.iter()
+            .map(|r| {
+                format!(
+                    "{} {} at {} connections, run {}: {} ({} req/s as measured).",
+                    r.subject,
+                    r.scenario,
+                    r.connections,
+                    r.repeat,
+                    r.left_out.as_deref().unwrap_or_default(),
+                    thousands(r.requests_per_sec)
+                )
+            })
+            .collect(),
+    );
 }
 
 /// Known signatures in the figures (see `diagnose.rs`), each a hypothesis with how to check it; nothing when none.
-fn diagnoses(md: &mut String, b: &Benchmark) {
+fn diagnoses(doc: &mut Document, b: &Benchmark) {
     let found = crate::diagnose::diagnose(b);
     if found.is_empty() {
         return;
     }
-    let _ = writeln!(
-        md,
-        "\n## Diagnoses\n\nThese figures match a known signature. Each is a hypothesis to check before the figure is \
-         quoted, not a verdict.\n"
+    doc.heading(2, "Diagnoses");
+    doc.paragraph(
+        "These figures match a known signature. Each is a hypothesis to check before the figure is quoted, not a \
+         verdict.",
     );
-    for d in &found {
-        let _ = writeln!(md, "- {}", d.render());
-    }
+    doc.list(found.iter().map(|d| d.render()).collect());
 }
 
-fn flags_and_skipped(md: &mut String, b: &Benchmark) {
-    let _ = writeln!(md, "\n## Flags\n");
+fn flags_and_skipped(doc: &mut Document, b: &Benchmark) {
+    doc.heading(2, "Flags");
     if b.flags.is_empty() {
-        let _ = writeln!(md, "None: no run was noisy (CV > 5 %), loader-bound, on a busy machine, or had errors.");
+        doc.paragraph("None: no run was noisy (CV > 5 %), loader-bound, on a busy machine, or had errors.");
     }
-    for f in &b.flags {
-        let _ = writeln!(md, "- **{}**: {}", f.kind, f.message);
-    }
-    let _ = writeln!(md, "\n## Skipped\n");
+    doc.list(b.flags.iter().map(|f| format!("**{}**: {}", f.kind, f.message)).collect());
+    doc.heading(2, "Skipped");
     if b.skipped.is_empty() {
-        let _ = writeln!(md, "Nothing.");
+        doc.paragraph("Nothing.");
     }
-    for s in &b.skipped {
-        let _ = writeln!(md, "- {s}");
-    }
+    doc.list(b.skipped.iter().map(|s| s.to_string()).collect());
 }
 
 /// How far a ratio `a / b` can be trusted, given which side is loader-limited.
@@ -929,6 +995,32 @@ fn latency_chart(b: &Benchmark, scenario: &str, conns: u32, subjects: &[&str]) -
             })
             .collect(),
     })
+}
+
+/// The percentile spectrum of one cell: each subject's p50, p90, p99, p99.9 and max (medians over runs) on a
+/// "nines" axis, as HdrHistogram's plots draw latency. A percentile the load tool did not report is left out of that
+/// subject's line, and the chart says so.
+fn spectrum_chart(b: &Benchmark, scenario: &str, conns: u32, subjects: &[&str]) -> String {
+    use charts::Quantile;
+    let present: Vec<&Summary> = subjects.iter().filter_map(|n| find(&b.summaries, n, scenario, conns)).collect();
+    let title = format!("Latency by percentile, {scenario} at {conns} connections (ms)");
+    let lines = present
+        .iter()
+        .map(|s| charts::Line {
+            name: s.subject.clone(),
+            points: [
+                (Quantile::Percent(50.0), Some(&s.p50_ms)),
+                (Quantile::Percent(90.0), Some(&s.p90_ms)),
+                (Quantile::Percent(99.0), Some(&s.p99_ms)),
+                (Quantile::Percent(99.9), s.p99_9_ms.as_ref()),
+                (Quantile::Max, Some(&s.max_ms)),
+            ]
+            .into_iter()
+            .map(|(q, stat)| (q, stat.map(|st| st.median)))
+            .collect(),
+        })
+        .collect();
+    charts::spectrum(&charts::Spectrum { title: &title, y_label: "ms", lines })
 }
 
 fn memory_chart(m: &[MemorySummary]) -> String {
@@ -1135,6 +1227,26 @@ mod tests {
         b.settings.baseline = Some("beta".into());
         let (md, _) = render(&b);
         assert!(md.contains("| alpha / beta |") && md.contains("Ratios are against beta"), "{md}");
+    }
+
+    #[test]
+    fn write_gives_every_format_and_every_chart_and_markdown_links_only_its_own() {
+        let b = golden();
+        let dir = std::env::temp_dir().join(format!("fairpair-report-write-{}", std::process::id()));
+        let report = write(&b, &dir).unwrap();
+        assert_eq!(report, dir.join("report.md"));
+        let mut files: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        files.sort();
+        let want =
+            ["latency-get-8.svg", "memory.svg", "report.html", "report.md", "spectrum-get-8.svg", "throughput.svg"];
+        assert_eq!(files, want);
+        // render() (the golden test's view) is report.md and the charts it links: no spectrum.
+        let (md, charts) = render(&b);
+        assert!(!md.contains("spectrum") && charts.iter().all(|(name, _)| !name.starts_with("spectrum")));
+        let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        assert!(html.contains("Latency by percentile, get at 8 connections"), "the spectrum is in the page");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -1,0 +1,336 @@
+//! The HTML report in a real browser. Every committed result under `docs/results` that has a `benchmark.json` (and
+//! the golden fixture) is rendered with `report::write`; headless Chromium (Debian's `chromium`) then takes
+//! screenshots at a phone's width (390 px) and a laptop's (1280 px) and dumps the DOM it built. The test fails when a
+//! screenshot is blank (one colour, or next to nothing drawn), when the DOM does not hold as many `<table>`s (each
+//! with a `<thead>`) and inline `<svg>` charts as the benchmark calls for, counted from the benchmark itself, or when
+//! the page is wider than the phone's screen.
+//!
+//! Run with `cargo test -p fairpair --test html_report`. Without `chromium` on `PATH` the browser tests are listed as
+//! skipped (`.ci/run` installs it). The checks themselves are seen to fail on a broken page: a blank PNG, a DOM
+//! without tables and a page too wide are rejected without a browser, and a page with an empty body through Chromium.
+
+mod common;
+
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fairpair::report;
+use fairpair::schema::Benchmark;
+use testkit::Need;
+
+/// Chromium starts in about a second here; a minute means it hangs, and it is killed.
+const CHROMIUM_TIME_LIMIT: Duration = Duration::from_secs(60);
+
+/// The widths the report must read well at: a phone and a laptop.
+const WIDTHS: [u32; 2] = [390, 1280];
+
+/// A drawn page has text, tables and charts in at least this share of its pixels; a blank one (white, or the
+/// browser's error page's grey) has next to none.
+const MIN_DRAWN_SHARE: f64 = 0.01;
+
+/// How many tables (each with its head) and inline charts a page holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Counts {
+    tables: usize,
+    svgs: usize,
+}
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Every `benchmark.json` under `docs/results`, plus the golden fixture's.
+fn committed_benchmarks() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.file_name().is_some_and(|n| n == "benchmark.json") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&workspace().join("docs/results"), &mut out);
+    out.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/benchmark.json"));
+    out
+}
+
+/// What the report of `b` must show, counted from the benchmark, not from the report: the environment and
+/// subjects tables always; the loader-capacity table when preflight measured it; throughput, latency and CPU tables
+/// when a cell was measured; open-loop and memory tables when those phases ran; a table of a study's published
+/// figures for a preset that has some. Charts: throughput, then per cell the latency bars and the percentile
+/// spectrum, then memory.
+fn expected(b: &Benchmark) -> Counts {
+    use fairpair::presets::Preset;
+    let mut cells: Vec<(&str, u32)> = b.summaries.iter().map(|s| (s.scenario.as_str(), s.connections)).collect();
+    cells.sort();
+    cells.dedup();
+    let measured = !cells.is_empty();
+    let published =
+        Preset::from_argv(&b.settings.argv).is_some_and(|p| p.study().is_some() && !p.published().is_empty());
+    let tables = 2
+        + usize::from(b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty()))
+        + 3 * usize::from(measured)
+        + usize::from(!b.open_loop.is_empty())
+        + usize::from(!b.memory_summaries.is_empty())
+        + usize::from(published);
+    let svgs = usize::from(measured) * (1 + 2 * cells.len()) + usize::from(!b.memory_summaries.is_empty());
+    Counts { tables, svgs }
+}
+
+/// Counts the DOM Chromium dumped; a table without its `<thead>` is no table for this check.
+fn check_dom(dom: &str, want: Counts) -> Result<(), String> {
+    let (tables, heads, svgs) =
+        (dom.matches("<table").count(), dom.matches("<thead").count(), dom.matches("<svg").count());
+    if tables != want.tables || heads != want.tables || svgs != want.svgs {
+        return Err(format!(
+            "the DOM has {tables} <table>s ({heads} with <thead>) and {svgs} <svg>s; the benchmark calls for {} tables and {} charts",
+            want.tables, want.svgs
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes a screenshot and fails when it is blank: the commonest colour is taken as the background, and the
+/// pixels of any other colour must be at least [`MIN_DRAWN_SHARE`] of the image.
+fn check_screenshot(png_bytes: &[u8]) -> Result<(), String> {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().map_err(|e| format!("not a PNG: {e}"))?;
+    let mut buf = vec![0; reader.output_buffer_size().ok_or("PNG too large")?];
+    let info = reader.next_frame(&mut buf).map_err(|e| format!("PNG frame: {e}"))?;
+    if info.bit_depth != png::BitDepth::Eight {
+        return Err(format!("unexpected bit depth {:?}", info.bit_depth));
+    }
+    let channels = info.color_type.samples();
+    let pixels: Vec<&[u8]> = buf[..info.buffer_size()].chunks_exact(channels).collect();
+    let mut counts = std::collections::HashMap::new();
+    for p in &pixels {
+        *counts.entry(*p).or_insert(0usize) += 1;
+    }
+    let background = counts.values().copied().max().unwrap_or(0);
+    let drawn = (pixels.len() - background) as f64 / pixels.len().max(1) as f64;
+    if drawn < MIN_DRAWN_SHARE {
+        return Err(format!(
+            "blank screenshot: {} colour(s), {:.3} % of {}×{} pixels differ from the background",
+            counts.len(),
+            drawn * 100.0,
+            info.width,
+            info.height
+        ));
+    }
+    Ok(())
+}
+
+/// Runs headless Chromium on `page` with a fresh profile directory, in a process group of its own so that on
+/// timeout the whole group (browser, renderer, zygote) is killed. Returns its standard output.
+fn chromium(page: &Path, args: &[String], scratch: &Path) -> Result<String, String> {
+    let profile = scratch.join("chromium-profile");
+    let (out, err) = (scratch.join("chromium.out"), scratch.join("chromium.err"));
+    let mut child = Command::new("chromium")
+        // `--no-sandbox`: CI runs as root, where the sandbox refuses to start; `--disable-dev-shm-usage`: containers
+        // often have a small /dev/shm, which crashes the renderer.
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(File::create(&out).unwrap())
+        .stderr(File::create(&err).unwrap())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start chromium: {e}"))?;
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > CHROMIUM_TIME_LIMIT {
+            let group = nix::unistd::Pid::from_raw(child.id() as i32);
+            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+            let _ = child.wait();
+            return Err(format!("chromium {args:?} took over {CHROMIUM_TIME_LIMIT:?}: killed"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let _ = std::fs::remove_dir_all(&profile);
+    if !status.success() {
+        let stderr = std::fs::read_to_string(&err).unwrap_or_default();
+        return Err(format!("chromium {args:?} failed ({status}):\n{stderr}"));
+    }
+    Ok(std::fs::read_to_string(&out).unwrap_or_default())
+}
+
+/// Every check on one page: the DOM's counts and its width at a phone's width, then a screenshot at each width.
+fn check_page(page: &Path, want: Counts, scratch: &Path) -> Result<(), String> {
+    let phone = WIDTHS[0];
+    let probe = scratch.join("probe.html");
+    let html = std::fs::read_to_string(page).map_err(|e| format!("{}: {e}", page.display()))?;
+    std::fs::write(&probe, html.replace("</body>", &format!("{}</body>", width_probe(phone)))).unwrap();
+    let dom = chromium(&probe, &["--dump-dom".to_string()], scratch)?;
+    check_dom(&dom, want)?;
+    check_width(&dom, phone)?;
+    for width in WIDTHS {
+        let shot = scratch.join(format!("screenshot-{width}.png"));
+        let _ = std::fs::remove_file(&shot);
+        let args = [format!("--screenshot={}", shot.display()), format!("--window-size={width},2000")];
+        chromium(page, &args, scratch)?;
+        let bytes = std::fs::read(&shot).map_err(|e| format!("no screenshot at {width} px: {e}"))?;
+        check_screenshot(&bytes).map_err(|e| format!("at {width} px: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Appended to a copy of the page (the page itself has no script) for the DOM dump: lays the body out `width`
+/// pixels wide and writes how wide its content is into an `<output>` element. The body is narrowed rather than the
+/// window because headless Chromium's `--dump-dom` lays pages out at least 500 px wide, whatever `--window-size`
+/// says; the stylesheet has no width-dependent rules, so a narrow body is what a phone shows.
+fn width_probe(width: u32) -> String {
+    format!(
+        "<style>body{{width:{width}px}}</style><script>document.body.insertAdjacentHTML('beforeend', \
+         '<output id=\"page-width\">' + document.body.scrollWidth + '</output>')</script>"
+    )
+}
+
+/// The width the probe recorded must not exceed the window's: tables scroll inside their own box, charts shrink.
+fn check_width(dom: &str, window: u32) -> Result<(), String> {
+    // The last occurrence: the first is in the probe's own source.
+    let width = dom
+        .rsplit_once("<output id=\"page-width\">")
+        .and_then(|(_, rest)| rest.split_once('<'))
+        .and_then(|(n, _)| n.parse::<u32>().ok())
+        .ok_or("the width probe wrote nothing")?;
+    if width > window {
+        return Err(format!("the page is {width} px wide on a {window} px screen: it scrolls sideways as a whole"));
+    }
+    Ok(())
+}
+
+#[test]
+fn committed_results_render_in_chromium_with_every_table_and_chart() {
+    if !testkit::require("committed_results_render_in_chromium_with_every_table_and_chart", Need::Tool("chromium")) {
+        return;
+    }
+    let benchmarks = committed_benchmarks();
+    assert!(benchmarks.len() >= 2, "no committed results found: {benchmarks:?}");
+    let mut failures = Vec::new();
+    for (i, file) in benchmarks.iter().enumerate() {
+        let bench = report::load(file).unwrap();
+        let dir = common::temp_dir(&format!("html-report-{i}"));
+        report::write(&bench, &dir).unwrap();
+        let want = expected(&bench);
+        // The chart files beside the page are the same charts, one file each.
+        let files = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "svg"));
+        assert_eq!(files.count(), want.svgs, "{}", file.display());
+        if let Err(e) = check_page(&dir.join("report.html"), want, &dir) {
+            failures.push(format!("{}: {e}", file.display()));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_page_with_an_empty_body_fails_the_check_in_chromium() {
+    if !testkit::require("a_page_with_an_empty_body_fails_the_check_in_chromium", Need::Tool("chromium")) {
+        return;
+    }
+    let dir = common::temp_dir("html-report-broken");
+    let page = dir.join("report.html");
+    std::fs::write(&page, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head><body></body></html>\n")
+        .unwrap();
+    let want = Counts { tables: 7, svgs: 4 };
+    let dom = chromium(&page, &["--dump-dom".to_string()], &dir).unwrap();
+    assert!(check_dom(&dom, want).unwrap_err().contains("0 <table>s"));
+    let shot = dir.join("blank.png");
+    let args = [format!("--screenshot={}", shot.display()), "--window-size=390,2000".to_string()];
+    chromium(&page, &args, &dir).unwrap();
+    let e = check_screenshot(&std::fs::read(&shot).unwrap()).unwrap_err();
+    assert!(e.contains("blank screenshot: 1 colour(s)"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A PNG of `width`×`height` white pixels, with the first `drawn` pixels black.
+fn png_with(width: u32, height: u32, drawn: usize) -> Vec<u8> {
+    let mut data = vec![255u8; (width * height * 3) as usize];
+    data[..drawn * 3].fill(0);
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header().unwrap().write_image_data(&data).unwrap();
+    out
+}
+
+#[test]
+fn blank_and_nearly_blank_screenshots_are_rejected() {
+    let (w, h) = (390, 200);
+    let cases = [("all white", 0, false), ("a few dots", 50, false), ("a tenth drawn", (w * h / 10) as usize, true)];
+    for (name, drawn, passes) in cases {
+        let result = check_screenshot(&png_with(w, h, drawn));
+        assert_eq!(result.is_ok(), passes, "{name}: {result:?}");
+    }
+    assert!(check_screenshot(b"<html>").unwrap_err().contains("not a PNG"));
+}
+
+#[test]
+fn a_dom_without_its_tables_or_charts_is_rejected() {
+    let want = Counts { tables: 2, svgs: 1 };
+    let good = "<table><thead></thead></table><div><table><thead></thead></table><svg></svg></div>";
+    assert_eq!(check_dom(good, want), Ok(()));
+    for (name, dom) in [
+        ("empty body", "<html><body></body></html>"),
+        ("a table missing", "<table><thead></thead></table><svg></svg>"),
+        ("a table without its head", "<table><thead></thead></table><table></table><svg></svg>"),
+        ("no chart", "<table><thead></thead></table><table><thead></thead></table>"),
+    ] {
+        assert!(check_dom(dom, want).is_err(), "{name} passed");
+    }
+}
+
+#[test]
+fn a_page_wider_than_the_phone_is_rejected() {
+    assert_eq!(check_width("<main></main><output id=\"page-width\">390</output>", 390), Ok(()));
+    assert!(check_width("<output id=\"page-width\">1104</output>", 390).unwrap_err().contains("1104 px wide"));
+    assert!(check_width("<main></main>", 390).is_err(), "no probe output is a failure, not a pass");
+}
+
+#[test]
+fn the_counts_come_from_the_benchmark() {
+    // The golden run: environment, subjects, throughput, latency, CPU, open loop, memory; throughput, one cell's
+    // latency bars and spectrum, memory.
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/benchmark.json");
+    let bench = report::load(&golden).unwrap();
+    assert_eq!(expected(&bench), Counts { tables: 7, svgs: 4 });
+    let html = report_html(&bench, "html-report-counts");
+    assert_eq!(check_dom(&html, expected(&bench)), Ok(()));
+}
+
+#[test]
+fn the_page_is_self_contained_and_escaped() {
+    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/benchmark.json");
+    let mut bench = report::load(&golden).unwrap();
+    bench.skipped.push("a <script>alert(1)</script> & \"quotes\"".into());
+    let html = report_html(&bench, "html-report-escaped");
+    for banned in ["<script", "<link", "<img", " src=", "@import", "url("] {
+        assert!(!html.contains(banned), "the page must not fetch or run anything: found {banned:?}");
+    }
+    assert!(html.contains("a &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;"));
+    assert!(html.contains("<meta name=\"viewport\"") && html.contains("@media print"));
+}
+
+/// `report.html` as `report::write` writes it.
+fn report_html(bench: &Benchmark, name: &str) -> String {
+    let dir = common::temp_dir(name);
+    report::write(bench, &dir).unwrap();
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    html
+}
