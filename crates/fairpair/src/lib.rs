@@ -8,6 +8,7 @@
 //!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
 //! - `verify.rs` — the contract's cases (crate `contract`) run against a server; subjects that fail are not measured.
 //! - `subject.rs` — server processes: start, wait for the first 200, pin, stop the whole process group.
+//! - `host.rs` — where they run: this machine, or a server host over OpenSSH (`--server-host`).
 //! - `tools/` — the load tools (wrk, oha, autocannon) behind one trait, each recording its exact command.
 //! - `procstat.rs` — CPU time and memory of process trees from `/proc`.
 //! - `bench.rs` — executes the revised plan: load runs, open-loop runs, memory runs, then summaries and flags.
@@ -24,6 +25,7 @@ pub mod charts;
 pub mod compare;
 pub mod diagnose;
 pub mod env;
+pub mod host;
 pub mod plan;
 pub mod preflight;
 pub mod presets;

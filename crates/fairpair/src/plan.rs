@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
+use crate::host::Host;
 use crate::preflight;
 use crate::procstat;
 use crate::schema::ExpectedStatus;
@@ -217,6 +218,8 @@ pub struct Plan {
     pub level: Option<contract::Level>,
     pub start_timeout_s: u64,
     pub out: PathBuf,
+    /// Where the subjects run: this machine, or a server host over ssh (`--server-host`).
+    pub server_host: Host,
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
 }
@@ -526,6 +529,7 @@ impl Plan {
             baseline,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
+            server_host: Host::Local,
             skipped,
         })
     }
@@ -606,6 +610,7 @@ impl Plan {
             max_users,
             cpus: self.pinned.then_some(self.server_cpus.as_slice()),
             timeout: std::time::Duration::from_secs(self.start_timeout_s),
+            host: &self.server_host,
         }
     }
 
