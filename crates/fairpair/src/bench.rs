@@ -17,7 +17,7 @@ use crate::schema::*;
 use crate::stats::Stat;
 use crate::subject::{self, SubjectSpec};
 use crate::tools::{self, LoadSpec, LoadTool};
-use crate::{env, preflight, procstat};
+use crate::{env, host, preflight, procstat};
 
 /// A run uses "≥ 90 % of the loader's CPUs": its figures may be the tool's limit.
 pub const LOADER_BOUND_PERCENT: f64 = 90.0;
@@ -37,6 +37,8 @@ struct Ctx<'a> {
     progress: Progress,
     hz: f64,
     scripts: BTreeMap<String, std::path::PathBuf>,
+    /// On two hosts, the loader's interface to the server host: each run records its byte counters.
+    interface: Option<String>,
 }
 
 /// The progress bar, or plain lines when stderr is not a terminal.
@@ -103,6 +105,12 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     announce(plan);
     let environment = env::capture(tool_versions());
+    // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
+    // any load.
+    let path = host::path_record(&plan.server_host)?;
+    if let Some((p, _)) = &path {
+        eprintln!("{}", two_hosts_line(p));
+    }
     let bar = ProgressBar::new((plan.estimate_total() * 10.0) as u64);
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} ETA {eta} {msg}")
@@ -142,6 +150,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
         progress,
         hz: procstat::ticks_per_second(),
         scripts,
+        interface: path.as_ref().and_then(|(p, _)| p.interface.clone()),
     };
     let mut bench = Benchmark {
         schema_version: SCHEMA_VERSION,
@@ -158,6 +167,7 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
         summaries: Vec::new(),
         memory_summaries: Vec::new(),
         flags: preflight_flags,
+        two_hosts: None,
     };
     ctx.load_phase(&mut bench, &measurable);
     bench.summaries = summarise(&bench.runs);
@@ -166,8 +176,28 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     ctx.memory_phase(&mut bench, &measurable);
     bench.memory_summaries = summarise_memory(&bench.memory);
     bench.flags.extend(flags(&bench));
+    bench.two_hosts = path.map(|(mut record, at_start)| {
+        let now = ctx.interface.as_deref().and_then(host::interface_bytes);
+        record.interface_bytes = at_start.zip(now).map(|(a, b)| host::bytes_since(a, b));
+        record
+    });
     ctx.progress.bar.finish_and_clear();
     Ok(bench)
+}
+
+/// The line that says a run is a two-host run, before anything is measured.
+fn two_hosts_line(p: &TwoHosts) -> String {
+    let rtt =
+        p.rtt_ms.as_ref().map_or("not measured".to_string(), |r| format!("{:.3} ms (median of {})", r.median, r.n));
+    format!(
+        "fairpair: two hosts: load from {} ({}), subjects on {} ({}, {}, {} CPUs), round trip {rtt}",
+        env::read_hostname(),
+        p.loader_address,
+        p.server_host,
+        p.server_address,
+        p.server_environment.hostname,
+        p.server_environment.cpus_allowed.len()
+    )
 }
 
 /// Load tool name → version line, for the environment record.
@@ -459,17 +489,21 @@ impl Ctx<'_> {
     ) -> Result<LoadRun> {
         let (idle_wait_s, machine_idle) = self.wait_for_idle();
         let server = subject::start(spec, &self.plan.start_options(max_users))?;
-        let listen_backlog = env::listen_backlog(server.addr.port());
+        let listen_backlog = env::listen_backlog_on(&server.host, server.addr.port());
         let base = format!("http://{}", server.addr);
         if self.plan.warmup_s > 0 {
             let warm = self.spec_for(scenario, &base, connections, self.plan.warmup_s, None);
             tools::invoke(self.tool.as_ref(), &warm, self.plan.loader_pin()).context("warm-up")?;
         }
         let load = self.spec_for(scenario, &base, connections, self.plan.duration_s, None);
-        let server_before = procstat::tree_ticks(server.pid);
+        let server_before = procstat::tree_ticks_on(&server.host, server.pid)?;
         let before = MachineWindow::now();
+        let net_before = self.interface.as_deref().and_then(host::interface_bytes);
         let inv = tools::invoke(self.tool.as_ref(), &load, self.plan.loader_pin())?;
-        let server_ticks = procstat::tree_ticks(server.pid).saturating_sub(server_before);
+        let net_after = self.interface.as_deref().and_then(host::interface_bytes);
+        let server_ticks = procstat::tree_ticks_on(&server.host, server.pid)?.saturating_sub(server_before);
+        // On two hosts the server's CPU time was spent on the other machine: none of this one's is the server's.
+        let local_server_ticks = if server.host.is_local() { server_ticks } else { 0 };
         // A service the harness did not start has no process of ours to read: its CPU is not measured (None), not 0.
         let outside = !spec.started_by_harness();
         let after = MachineWindow::now();
@@ -481,7 +515,8 @@ impl Ctx<'_> {
         let loader_cpu_percent = self.plan.loader_cpu_percent(self.tool.as_ref(), inv.cpu_us, inv.wall_s);
         let machine_ticks = after.busy_total.1.saturating_sub(before.busy_total.1) as f64;
         let loader_ticks = inv.cpu_us / 1e6 * self.hz;
-        let other = after.busy_total.0.saturating_sub(before.busy_total.0) as f64 - server_ticks as f64 - loader_ticks;
+        let other =
+            after.busy_total.0.saturating_sub(before.busy_total.0) as f64 - local_server_ticks as f64 - loader_ticks;
         let other_cpu_percent =
             if machine_ticks > 0.0 { (other.max(0.0) / machine_ticks * 100.0).min(100.0) } else { 0.0 };
         let steal = after.steal_total.0.saturating_sub(before.steal_total.0) as f64;
@@ -512,6 +547,7 @@ impl Ctx<'_> {
             listen_backlog,
             unexpected_responses: scenario.expected.unexpected(r.requests, r.non_2xx),
             left_out: None,
+            network: net_before.zip(net_after).map(|(a, b)| host::bytes_since(a, b)),
             raw_output: inv.stdout,
         })
     }
@@ -662,7 +698,7 @@ impl Ctx<'_> {
         self.wait_for_idle();
         let server = subject::start(spec, &self.plan.start_options(None))?;
         std::thread::sleep(Duration::from_millis(plan.memory_settle_ms));
-        let idle = procstat::tree_memory(server.pid);
+        let idle = procstat::tree_memory_on(&server.host, server.pid)?;
         let load = self.spec_for(
             &scenario,
             &format!("http://{}", server.addr),
@@ -671,7 +707,7 @@ impl Ctx<'_> {
             None,
         );
         let inv = tools::invoke(self.tool.as_ref(), &load, self.plan.loader_pin())?;
-        let after_load = procstat::tree_memory(server.pid);
+        let after_load = procstat::tree_memory_on(&server.host, server.pid)?;
         let run = MemoryRun {
             subject: spec.name.clone(),
             repeat,
@@ -867,6 +903,7 @@ mod tests {
             listen_backlog: Some(511),
             unexpected_responses: unexpected,
             left_out: left_out.then(|| "store full".to_string()),
+            network: None,
             raw_output: String::new(),
         }
     }

@@ -24,6 +24,8 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
 use crate::procstat::{self, ProcStat};
+use crate::schema::{NetworkBytes, TwoHosts};
+use crate::stats::Stat;
 use crate::tools::shell_words;
 
 /// Seconds `ssh` may take to open the TCP connection and finish the handshake (`ConnectTimeout`).
@@ -132,6 +134,24 @@ impl Host {
         Ok(procstat::members_of(&self.processes()?, pgid))
     }
 
+    /// The CPUs a process may run on there (`Cpus_allowed_list`), the ones pinning chooses from.
+    pub fn allowed_cpus(&self) -> Result<Vec<usize>> {
+        match self {
+            Host::Local => Ok(procstat::allowed_cpus()),
+            Host::Ssh(_) => {
+                let status = self.run("cat /proc/self/status", COMMAND_LIMIT)?;
+                let list = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap_or("").trim();
+                procstat::parse_cpu_list(list).map_err(|e| anyhow!("{}: {e}", self.label()))
+            }
+        }
+    }
+
+    /// Those of `paths` that are not files on the host, found in one command.
+    pub fn missing_files(&self, paths: &[String]) -> Result<Vec<String>> {
+        let script = format!(r#"for f in {}; do [ -f "$f" ] || echo "$f"; done"#, shell_words(paths));
+        Ok(self.run(&script, COMMAND_LIMIT)?.lines().map(String::from).collect())
+    }
+
     /// Sends `signal` to process group `pgid`. A group that is already gone is no error.
     pub fn signal_group(&self, pgid: i32, signal: Signal) -> Result<()> {
         match self {
@@ -182,6 +202,55 @@ impl Host {
                 Some(rtt)
             })
             .collect()
+    }
+}
+
+/// What a two-host run records before its runs: the server host's environment, the connection's addresses, the
+/// loader's interface on the route there and the round-trip time; with the interface's counters at that moment, to
+/// count the whole run's bytes at its end. `None` on one machine.
+pub fn path_record(host: &Host) -> Result<Option<(TwoHosts, Option<NetworkBytes>)>> {
+    let Host::Ssh(ssh @ SshHost { ends: Some(ends), .. }) = host else {
+        return Ok(None);
+    };
+    let interface = route_interface(ends.server);
+    let counters = interface.as_deref().and_then(interface_bytes);
+    let record = TwoHosts {
+        server_host: ssh.destination.clone(),
+        server_dir: ssh.dir.clone(),
+        server_environment: crate::env::capture_on(host, &ssh.dir)?,
+        loader_address: ends.loader.to_string(),
+        server_address: ends.server.to_string(),
+        interface,
+        rtt_ms: Stat::of(&host.round_trips(20)),
+        interface_bytes: None,
+    };
+    Ok(Some((record, counters)))
+}
+
+/// The local interface packets to `addr` leave by, from `ip route get ADDR` (`… dev veth0 src …`).
+pub fn route_interface(addr: IpAddr) -> Option<String> {
+    let out = Command::new("ip").args(["route", "get", &addr.to_string()]).output().ok()?;
+    parse_route_dev(&String::from_utf8_lossy(&out.stdout))
+}
+
+pub fn parse_route_dev(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.windows(2).find(|w| w[0] == "dev").map(|w| w[1].to_string())
+}
+
+/// The byte counters of a local interface now (`/sys/class/net/IF/statistics`).
+pub fn interface_bytes(interface: &str) -> Option<NetworkBytes> {
+    let read = |name: &str| -> Option<u64> {
+        fs::read_to_string(format!("/sys/class/net/{interface}/statistics/{name}")).ok()?.trim().parse().ok()
+    };
+    Some(NetworkBytes { rx_bytes: read("rx_bytes")?, tx_bytes: read("tx_bytes")? })
+}
+
+/// The bytes between two readings of the same counters.
+pub fn bytes_since(before: NetworkBytes, after: NetworkBytes) -> NetworkBytes {
+    NetworkBytes {
+        rx_bytes: after.rx_bytes.saturating_sub(before.rx_bytes),
+        tx_bytes: after.tx_bytes.saturating_sub(before.tx_bytes),
     }
 }
 
@@ -365,6 +434,15 @@ mod tests {
         );
         assert!(parse_ssh_connection("").is_none(), "a session without SSH_CONNECTION");
         assert!(parse_ssh_connection("10.0.0.1 1 2").is_none());
+    }
+
+    #[test]
+    fn reads_the_interface_of_a_route() {
+        assert_eq!(parse_route_dev("10.213.7.2 dev fpl42 src 10.213.7.1 uid 0 \n    cache \n"), Some("fpl42".into()));
+        assert_eq!(parse_route_dev("local 127.0.0.1 dev lo table local src 127.0.0.1"), Some("lo".into()));
+        assert_eq!(parse_route_dev(""), None);
+        let lo = interface_bytes("lo").expect("every Linux machine has lo");
+        assert_eq!(bytes_since(lo, lo), NetworkBytes::default());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use fairpair::plan::{Plan, RunArgs};
+use fairpair::plan::{Plan, RunArgs, ServerSide};
 use fairpair::schema::FlagKind;
 use fairpair::{UsageError, bench, compare, report, verify};
 
@@ -113,7 +113,11 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             })
         }
         Cmd::Run(args) => {
-            let plan = Plan::from_args(&args)?;
+            // A two-host run connects first: the plan needs the server host's CPUs, and an unreachable host is
+            // best told before anything else is printed. The connection lives until the run ends.
+            let server = ServerSide::connect(&args)?;
+            let allowed = fairpair::procstat::allowed_cpus();
+            let plan = Plan::for_hosts(&args, allowed, server.as_ref().map(|(side, _)| side))?;
             if args.dry_run {
                 bench::announce(&plan);
                 eprintln!("fairpair: load tool: {}", plan.tool);

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
-use crate::host::Host;
+use crate::host::{Connection, Host, SshHost};
 use crate::preflight;
 use crate::procstat;
 use crate::schema::ExpectedStatus;
@@ -135,6 +135,17 @@ pub struct RunArgs {
     /// Print the plan and its time estimate, and exit without running anything.
     #[arg(long)]
     pub dry_run: bool,
+    /// Start, pin, sample and stop the subjects on another machine, reached over ssh as [USER@]HOST; the load
+    /// generator stays on this one (docs/two-hosts.md).
+    #[arg(long, value_name = "[USER@]HOST")]
+    pub server_host: Option<String>,
+    /// With --server-host: the project's checkout on the server host, where its servers are built (the binaries
+    /// are taken from the same target/PROFILE directory as this fairpair's, e.g. target/release).
+    #[arg(long, value_name = "PATH", requires = "server_host")]
+    pub server_dir: Option<String>,
+    /// With --server-host: an ssh configuration file, passed as `ssh -F FILE` [default: ssh's own].
+    #[arg(long, value_name = "FILE", requires = "server_host")]
+    pub ssh_config: Option<PathBuf>,
 }
 
 /// A request pattern to load.
@@ -237,6 +248,11 @@ impl Plan {
     /// The plan on a machine whose allowed CPUs are `allowed`: `from_args` passes this process's own, tests pass a
     /// list, so that what they check does not depend on the machine they run on.
     pub fn for_cpus(args: &RunArgs, allowed: Vec<usize>) -> Result<Plan> {
+        Plan::for_hosts(args, allowed, None)
+    }
+
+    /// The plan of a two-host run (`server` is the connected server host) or, without one, of a run on this machine.
+    pub fn for_hosts(args: &RunArgs, allowed: Vec<usize>, server: Option<&ServerSide>) -> Result<Plan> {
         let mut args = args.clone();
         if let Some(preset) = args.preset {
             preset.apply(&mut args);
@@ -275,7 +291,9 @@ impl Plan {
             Ok(cpus)
         };
         let half = (allowed.len() / 2).max(1);
-        let (server_cpus, loader_cpus, pinned) = if args.no_pin {
+        let (server_cpus, loader_cpus, pinned) = if let Some(side) = server {
+            two_host_pinning(args, &allowed, &side.cpus)?
+        } else if args.no_pin {
             if args.server_cpus.is_some() || args.loader_cpus.is_some() {
                 return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
             }
@@ -303,7 +321,9 @@ impl Plan {
             }
         };
         let server_n = server_cpus.len() as u32;
-        let loader_threads = if pinned { loader_cpus.len() as u32 } else { (allowed.len() as u32 / 2).max(1) };
+        // On two hosts the loader has this machine to itself, pinned or not.
+        let loader_threads =
+            if pinned || server.is_some() { loader_cpus.len() as u32 } else { (allowed.len() as u32 / 2).max(1) };
 
         // Subjects.
         let exe_dir = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
@@ -317,7 +337,19 @@ impl Plan {
             let exe = std::env::current_exe().ok();
             project_file(exe.as_deref(), Path::new("servers-node/server.js"))
         });
-        let capacity_target = ceiling.is_file().then(|| ceiling.clone());
+        // On a server host the programs are there, under --server-dir, and are looked for there in one command.
+        let (users_server, ceiling, go_server, node_server, missing) = match server {
+            Some(side) => side.programs(args)?,
+            None => (users_server, ceiling, go_server, node_server, Vec::new()),
+        };
+        let existing = |path: &Path, what: &str, hint: &str| match server {
+            Some(side) if missing.iter().any(|m| Path::new(m) == path) => {
+                Err(usage(format!("{what} not found at {} on {} ({hint}, there)", path.display(), side.host.label())))
+            }
+            Some(_) => Ok(path.display().to_string()),
+            None => existing(path, what, hint),
+        };
+        let capacity_target = existing(&ceiling, "", "").is_ok().then(|| ceiling.clone());
         let multi_ok = server_n >= 2;
         let names: Vec<String> = match &args.subjects {
             Some(list) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
@@ -529,7 +561,7 @@ impl Plan {
             baseline,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
-            server_host: Host::Local,
+            server_host: server.map_or(Host::Local, |s| s.host.clone()),
             skipped,
         })
     }
@@ -691,6 +723,80 @@ impl Estimate {
 /// A file of the project (`relative` to its root) found from the executable's path: the nearest directory above
 /// `exe` that has it (`target/release/fairpair` → the checkout it was built in). Falls back to `relative` itself,
 /// resolved from the current directory, when no such directory exists (an installed copy, say).
+/// The server host of a two-host run, once connected: where the subjects run, and the CPUs a process may use there.
+#[derive(Clone, Debug)]
+pub struct ServerSide {
+    pub host: Host,
+    pub cpus: Vec<usize>,
+}
+
+impl ServerSide {
+    /// Connects to `--server-host` and reads its CPUs: `None` for a run on this machine. Every step has a time limit,
+    /// so an unreachable or stopped host ends the run here, before anything is planned, with one line.
+    pub fn connect(args: &RunArgs) -> Result<Option<(ServerSide, Connection)>> {
+        let Some(destination) = &args.server_host else {
+            return Ok(None);
+        };
+        let dir = args
+            .server_dir
+            .as_deref()
+            .ok_or_else(|| usage("--server-host needs --server-dir PATH: the project's checkout on the server host"))?;
+        if args.custom_subjects.iter().any(|s| !s.contains("=http://")) {
+            return Err(usage(
+                "--server-host: a subject of your own runs on this machine only (--subject NAME=COMMAND); start it on \
+                 the server host yourself and give --subject NAME=http://HOST:PORT",
+            ));
+        }
+        let connection = SshHost::new(destination, dir, args.ssh_config.clone()).connect()?;
+        let host = connection.host();
+        let cpus = host.allowed_cpus()?;
+        Ok(Some((ServerSide { host, cpus }, connection)))
+    }
+
+    /// The built-in servers' paths on the server host (a path given on the command line is one there), and those
+    /// of them that are missing there.
+    #[allow(clippy::type_complexity)]
+    fn programs(&self, args: &RunArgs) -> Result<(PathBuf, PathBuf, PathBuf, PathBuf, Vec<String>)> {
+        let Host::Ssh(ssh) = &self.host else { unreachable!("a server side is a server host") };
+        let dir = Path::new(&ssh.dir);
+        // The same profile directory as this fairpair's (target/release, or target/debug in the tests).
+        let exe = std::env::current_exe().ok();
+        let profile = exe.as_deref().and_then(|e| e.parent()?.file_name()).map_or("release".into(), |p| p.to_owned());
+        let target = dir.join("target").join(profile);
+        let pick = |given: &Option<PathBuf>, default: PathBuf| given.clone().unwrap_or(default);
+        let users_server = pick(&args.users_server, target.join("users-server"));
+        let ceiling = pick(&args.ceiling, target.join("ceiling"));
+        let go_server = pick(&args.go_server, dir.join("target/go/users-server-go"));
+        let node_server = pick(&args.node_server, dir.join("servers-node/server.js"));
+        let all = [&users_server, &ceiling, &go_server, &node_server].map(|p| p.display().to_string());
+        let missing = self.host.missing_files(&all)?;
+        Ok((users_server, ceiling, go_server, node_server, missing))
+    }
+}
+
+/// Pinning on two hosts: each side on its own host's CPUs, all of them unless --server-cpus (CPUs of the server
+/// host) or --loader-cpus (of this one) say otherwise. The two sets may have the same numbers: they are different
+/// machines.
+fn two_host_pinning(args: &RunArgs, local: &[usize], remote: &[usize]) -> Result<(Vec<usize>, Vec<usize>, bool)> {
+    let within = |flag: &str, text: &Option<String>, allowed: &[usize], host: &str| -> Result<Vec<usize>> {
+        let Some(text) = text else { return Ok(allowed.to_vec()) };
+        let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
+        match cpus.iter().find(|c| !allowed.contains(c)) {
+            Some(c) => Err(usage(format!(
+                "{flag}: CPU {c} is not available on {host} (allowed: {})",
+                procstat::format_cpu_list(allowed)
+            ))),
+            None => Ok(cpus),
+        }
+    };
+    if args.no_pin && (args.server_cpus.is_some() || args.loader_cpus.is_some()) {
+        return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
+    }
+    let server = within("--server-cpus", &args.server_cpus, remote, "the server host")?;
+    let loader = within("--loader-cpus", &args.loader_cpus, local, "this machine")?;
+    Ok((server, loader, !args.no_pin))
+}
+
 pub fn project_file(exe: Option<&Path>, relative: &Path) -> PathBuf {
     exe.into_iter()
         .flat_map(Path::ancestors)
