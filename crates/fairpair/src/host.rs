@@ -223,9 +223,13 @@ pub fn path_record(host: &Host) -> Result<Option<(TwoHosts, Option<NetworkBytes>
         interface,
         rtt_ms: Stat::of(&host.round_trips(20)),
         interface_bytes: None,
+        same_kernel: host.read(BOOT_ID).is_some_and(|id| Host::Local.read(BOOT_ID) == Some(id)),
     };
     Ok(Some((record, counters)))
 }
+
+/// A random id the kernel draws at boot: two hosts showing the same one are one kernel.
+const BOOT_ID: &str = "/proc/sys/kernel/random/boot_id";
 
 /// The local interface packets to `addr` leave by, from `ip route get ADDR` (`… dev veth0 src …`).
 pub fn route_interface(addr: IpAddr) -> Option<String> {

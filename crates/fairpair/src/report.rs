@@ -92,6 +92,7 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     let cells = cells(&b.summaries);
     header(&mut md, b);
     environment(&mut md, b);
+    two_hosts(&mut md, b);
     method(&mut md, b);
     preflight_section(&mut md, b);
     subjects_section(&mut md, b);
@@ -129,6 +130,23 @@ fn header(md: &mut String, b: &Benchmark) {
          freshly started server; the raw runs, with each tool's exact command and output, are in `benchmark.json`.\n",
         b.environment.date, b.generator, b.environment.hostname, b.schema_version
     );
+    if let Some(t) = &b.two_hosts {
+        let _ = writeln!(
+            md,
+            "> **A two-host run**: the load generator ran on `{}` ({}), the subjects on the server host `{}` ({}, \
+             reached as `{}` over ssh). The server side's CPU time, memory and start-up were read from that host's \
+             `/proc`. See *Server host and network path*.\n",
+            b.environment.hostname, t.loader_address, t.server_environment.hostname, t.server_address, t.server_host
+        );
+        if t.same_kernel {
+            let _ = writeln!(
+                md,
+                "> Both hosts ran on **one kernel** (the same boot id): namespaces or containers of one machine, \
+                 which share its CPUs, caches and memory bandwidth. This run shows the two-host mechanics; its figures \
+                 are not those of two machines.\n"
+            );
+        }
+    }
     if b.settings.quick {
         let _ = writeln!(
             md,
@@ -139,8 +157,16 @@ fn header(md: &mut String, b: &Benchmark) {
 }
 
 fn environment(md: &mut String, b: &Benchmark) {
-    let e = &b.environment;
-    let _ = writeln!(md, "## Environment\n\n| | |\n|---|---|");
+    let _ = writeln!(md, "## Environment\n");
+    if b.two_hosts.is_some() {
+        let _ = writeln!(md, "The load generator's host (the server host is described in the next section).\n");
+    }
+    environment_table(md, &b.environment, b.schema_version);
+}
+
+/// The table of one host's machine and software.
+fn environment_table(md: &mut String, e: &crate::schema::Environment, schema_version: u32) {
+    let _ = writeln!(md, "| | |\n|---|---|");
     let _ =
         writeln!(md, "| CPU | {} × {} online (allowed: {}) |", e.cpu_model, e.cpus_online, cpu_list(&e.cpus_allowed));
     let _ = writeln!(md, "| memory | {:.1} GiB |", e.memory_total_kib as f64 / 1024.0 / 1024.0);
@@ -151,11 +177,60 @@ fn environment(md: &mut String, b: &Benchmark) {
         let _ = writeln!(md, "| {tool} | {version} |");
     }
     let _ = writeln!(md, "| git | `{}`{} |", e.git_commit, if e.git_dirty { " (uncommitted changes)" } else { "" });
-    if b.schema_version >= 2 {
+    if schema_version >= 2 {
         let somaxconn = e.somaxconn.map_or("unreadable".to_string(), |v| v.to_string());
         let _ = writeln!(md, "| `net.core.somaxconn` | {somaxconn} (the most any listen backlog gets) |");
         let governor = e.cpu_governor.as_deref().unwrap_or("not exposed by the kernel (common in virtual machines)");
         let _ = writeln!(md, "| CPU frequency governor | {governor} |");
+    }
+}
+
+/// The server host of a two-host run and the path to it; nothing on one machine.
+fn two_hosts(md: &mut String, b: &Benchmark) {
+    let Some(t) = &b.two_hosts else { return };
+    let _ = writeln!(md, "\n## Server host and network path\n");
+    let _ = writeln!(
+        md,
+        "The subjects ran on `{}` (`{}`, started from `{}`); this is its machine and software:\n",
+        t.server_environment.hostname, t.server_host, t.server_dir
+    );
+    environment_table(md, &t.server_environment, b.schema_version);
+    let _ = writeln!(md, "\n| network path | |\n|---|---|");
+    let _ = writeln!(md, "| addresses | loader {} → server {} |", t.loader_address, t.server_address);
+    let rtt = t.rtt_ms.as_ref().map_or("not measured".to_string(), |r| {
+        format!(
+            "median {:.3} ms, {:.3}–{:.3} over {} TCP handshakes with the server host, before the runs",
+            r.median, r.min, r.max, r.n
+        )
+    });
+    let _ = writeln!(md, "| round trip | {rtt} |");
+    let interface = t.interface.as_deref().unwrap_or("not found");
+    let _ = writeln!(md, "| loader's interface | `{interface}` |");
+    if let Some(n) = &t.interface_bytes {
+        let _ = writeln!(
+            md,
+            "| bytes through it, whole run | {} received, {} sent |",
+            thousands(n.rx_bytes as f64),
+            thousands(n.tx_bytes as f64)
+        );
+    }
+    let runs: Vec<String> = b
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let n = r.network?;
+            Some(format!(
+                "{} {} c={}: {} B received for {} responses",
+                r.subject,
+                r.scenario,
+                r.connections,
+                thousands(n.rx_bytes as f64),
+                thousands(r.requests as f64)
+            ))
+        })
+        .collect();
+    if !runs.is_empty() {
+        let _ = writeln!(md, "| each measured run | {} |", runs.join("; "));
     }
 }
 
@@ -173,7 +248,17 @@ fn method(md: &mut String, b: &Benchmark) {
         s.duration_s,
         s.repeats
     );
-    if s.pinned {
+    if let (true, Some(t)) = (s.pinned, &b.two_hosts) {
+        let _ = writeln!(
+            md,
+            "- Pinning (`taskset`), on each host: servers on CPU {} of the server host `{}`, load generator on CPU {} \
+             of `{}`.",
+            cpu_list(&s.server_cpus),
+            t.server_environment.hostname,
+            cpu_list(&s.loader_cpus),
+            e.hostname
+        );
+    } else if s.pinned {
         let _ = writeln!(
             md,
             "- Pinning (`taskset`): servers on CPU {}, load generator on CPU {}.",

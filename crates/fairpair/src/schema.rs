@@ -66,6 +66,10 @@ pub struct TwoHosts {
     pub rtt_ms: Option<Stat>,
     /// The interface's byte counters over the whole run, preflight included.
     pub interface_bytes: Option<NetworkBytes>,
+    /// Whether both hosts run on one kernel (the same `/proc/sys/kernel/random/boot_id`): namespaces or containers
+    /// of one machine, as in `scripts/two-hosts`, which then share CPUs, caches and memory bandwidth after all.
+    #[serde(default)]
+    pub same_kernel: bool,
 }
 
 /// Bytes through a network interface during a span of time, as its kernel counters show.
