@@ -77,7 +77,14 @@ pub fn announce(plan: &Plan) {
             "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
         );
     }
-    if plan.pinned {
+    if plan.pinned && !plan.server_host.is_local() {
+        eprintln!(
+            "fairpair: servers on CPU {} of the {}, load generator on CPU {} of this machine",
+            procstat::format_cpu_list(&plan.server_cpus),
+            plan.server_host.label(),
+            procstat::format_cpu_list(&plan.loader_cpus)
+        );
+    } else if plan.pinned {
         eprintln!(
             "fairpair: servers on CPU {}, load generator on CPU {}",
             procstat::format_cpu_list(&plan.server_cpus),

@@ -15,6 +15,7 @@ use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -299,6 +300,13 @@ impl SshHost {
         c
     }
 
+    /// Asks the master connection to end (`ssh -O exit`).
+    fn exit(&self) {
+        let mut exit = self.base();
+        exit.args(["-O", "exit"]).arg(&self.destination).stdout(Stdio::null()).stderr(Stdio::null());
+        let _ = status_within(&mut exit, COMMAND_LIMIT);
+    }
+
     /// `ssh … DESTINATION -- SCRIPT` through the master connection.
     fn command(&self, script: &str) -> Command {
         let mut c = self.base();
@@ -329,6 +337,7 @@ impl SshHost {
             Ok(s) => return Err(failed(format!("{reason} ({s})"))),
             Err(e) => return Err(failed(format!("{e:#}; {reason}"))),
         }
+        OPEN.lock().unwrap_or_else(|e| e.into_inner()).push(self.clone());
         let mut conn = Connection { host: SshHost { ends: None, ..self.clone() } };
         let line = Host::Ssh(conn.host.clone()).run("echo $SSH_CONNECTION", COMMAND_LIMIT)?;
         conn.host.ends = Some(parse_ssh_connection(&line).ok_or_else(|| {
@@ -352,9 +361,19 @@ impl Connection {
 
 impl Drop for Connection {
     fn drop(&mut self) {
-        let mut exit = self.host.base();
-        exit.args(["-O", "exit"]).arg(&self.host.destination).stdout(Stdio::null()).stderr(Stdio::null());
-        let _ = status_within(&mut exit, COMMAND_LIMIT);
+        OPEN.lock().unwrap_or_else(|e| e.into_inner()).retain(|h| h.control != self.host.control);
+        self.host.exit();
+    }
+}
+
+/// The master connections open now, so an interrupted harness can close them (see [`close_all`]).
+static OPEN: Mutex<Vec<SshHost>> = Mutex::new(Vec::new());
+
+/// Closes every master connection still open: called when the harness is interrupted, after the remote servers were
+/// stopped (`subject::stop_all`), since the exit skips the `Drop` that would close them.
+pub fn close_all() {
+    for host in std::mem::take(&mut *OPEN.lock().unwrap_or_else(|e| e.into_inner())) {
+        host.exit();
     }
 }
 

@@ -91,6 +91,7 @@ fn main() -> ExitCode {
     let _ = ctrlc::set_handler(|| {
         eprintln!("\nfairpair: interrupted; stopping the servers it started");
         fairpair::subject::stop_all();
+        fairpair::host::close_all();
         std::process::exit(130);
     });
     match execute(cli.command) {
