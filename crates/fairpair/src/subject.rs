@@ -75,8 +75,13 @@ pub enum Kind {
 impl SubjectSpec {
     /// The command as recorded in results: `{port}` and `{max_users}` stand for the values of each run.
     pub fn command_template(&self) -> String {
+        self.command_template_on(&Host::Local)
+    }
+
+    /// [`SubjectSpec::command_template`] of a subject started on `host`, bound to the address it binds there.
+    pub fn command_template_on(&self, host: &Host) -> String {
         match &self.kind {
-            Kind::Builtin { .. } => shell_words(&self.argv("{port}", Some("{max_users}"))),
+            Kind::Builtin { .. } => shell_words(&self.argv_on(&host.bind_address(), "{port}", Some("{max_users}"))),
             Kind::Custom { template } => template.clone(),
             Kind::External { url, .. } => url.clone(),
         }
@@ -96,10 +101,6 @@ impl SubjectSpec {
 
     pub fn accepts_max_users(&self) -> bool {
         matches!(self.kind, Kind::Builtin { accepts_max_users: true, .. })
-    }
-
-    fn argv(&self, port: &str, max_users: Option<&str>) -> Vec<String> {
-        self.argv_on("127.0.0.1", port, max_users)
     }
 
     /// The command, its server bound to `bind`: loopback, or on a server host the address the loader reaches.
@@ -461,6 +462,13 @@ mod tests {
             spec.command_template(),
             "users-server --host 127.0.0.1 --port '{port}' --workers 1 --max-users '{max_users}'"
         );
+        // On a server host the server binds the address the loader reaches it on.
+        let mut there = crate::host::SshHost::new("bench@server", "/srv/fairpair", None);
+        there.ends = crate::host::parse_ssh_connection("10.213.7.1 40000 10.213.7.2 22");
+        assert_eq!(
+            spec.command_template_on(&Host::Ssh(there)),
+            "users-server --host 10.213.7.2 --port '{port}' --workers 1 --max-users '{max_users}'"
+        );
         let custom = SubjectSpec {
             name: "mine".into(),
             kind: Kind::Custom { template: "python3 -m http.server {port}".into() },
@@ -469,6 +477,6 @@ mod tests {
             ready_path: "/".into(),
             per_worker_store: false,
         };
-        assert_eq!(custom.argv("8000", None), ["sh", "-c", "exec python3 -m http.server 8000"]);
+        assert_eq!(custom.argv_on("127.0.0.1", "8000", None), ["sh", "-c", "exec python3 -m http.server 8000"]);
     }
 }
