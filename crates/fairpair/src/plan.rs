@@ -881,6 +881,26 @@ mod tests {
     }
 
     #[test]
+    fn on_two_hosts_each_side_pins_to_its_own_hosts_cpus() {
+        use clap::Parser;
+        let args = |words: &[&str]| Wrapper::try_parse_from([&["fairpair"], words].concat()).unwrap().args;
+        let (local, remote) = ([0, 1], [0, 1, 2, 3]);
+        // By default each side has all of its host.
+        assert_eq!(two_host_pinning(&args(&[]), &local, &remote).unwrap(), (vec![0, 1, 2, 3], vec![0, 1], true));
+        // The same CPU numbers on both sides are no overlap: they are different machines.
+        let both_zero = args(&["--server-cpus", "0", "--loader-cpus", "0"]);
+        assert_eq!(two_host_pinning(&both_zero, &local, &remote).unwrap(), (vec![0], vec![0], true));
+        // Each list is checked against its own host.
+        let e = two_host_pinning(&args(&["--server-cpus", "3"]), &local, &remote).unwrap();
+        assert_eq!(e.0, [3]);
+        let e = two_host_pinning(&args(&["--loader-cpus", "3"]), &local, &remote).unwrap_err().to_string();
+        assert!(e.contains("CPU 3 is not available on this machine"), "{e}");
+        let e = two_host_pinning(&args(&["--server-cpus", "4"]), &local, &remote).unwrap_err().to_string();
+        assert!(e.contains("CPU 4 is not available on the server host"), "{e}");
+        assert!(!two_host_pinning(&args(&["--no-pin"]), &local, &remote).unwrap().2);
+    }
+
+    #[test]
     fn a_subject_that_will_not_be_measured_leaves_the_plan_and_its_estimate() {
         let p = plan(&["--subjects", "rust,node", "--subject", "mine=python3 mine.py {port}"]).unwrap();
         let mine = p.subjects.iter().position(|s| s.name == "mine").unwrap();

@@ -168,37 +168,7 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
         return attach(spec, url, *addr, opts.timeout);
     }
     let host = opts.host;
-    let max_users = opts.max_users.map(|m| m.to_string());
-    let bind = host.bind_address();
-    let (argv, fixed_port) = match &spec.kind {
-        Kind::Builtin { program, .. } => {
-            // On a server host the program is looked for there: a missing one fails the start, with the shell's
-            // message from the server host's stderr.
-            if host.is_local() && !Path::new(&program[0]).exists() && !crate::tools::installed(&program[0]) {
-                return Err(crate::usage(format!("{}: program not found: {}", spec.name, program[0])));
-            }
-            (spec.argv_on(&bind, "0", max_users.as_deref()), None)
-        }
-        Kind::Custom { .. } if !host.is_local() => {
-            return Err(crate::usage(format!(
-                "{}: a command of your own (--subject NAME=COMMAND) runs on this machine only; on a server host, start \
-                 it there yourself and give --subject {}=http://HOST:PORT",
-                spec.name, spec.name
-            )));
-        }
-        Kind::Custom { .. } => {
-            let port = free_port()?;
-            (spec.argv_on(&bind, &port.to_string(), max_users.as_deref()), Some(port))
-        }
-        Kind::External { .. } => unreachable!("attached above"),
-    };
-    let argv = match (opts.header_timeout_ms, &spec.kind) {
-        (Some(ms), Kind::Builtin { accepts_max_users: true, .. }) => {
-            argv.into_iter().chain(["--header-timeout-ms".to_string(), ms.to_string()]).collect()
-        }
-        _ => argv,
-    };
-    let argv = pinned(argv, opts.cpus);
+    let (argv, fixed_port) = command_for(spec, opts)?;
     let command = shell_words(&argv);
     let mut spawned = Instant::now();
     let deadline = spawned + opts.timeout;
@@ -247,6 +217,42 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
     }
     running.startup = spawned.elapsed();
     Ok(running)
+}
+
+/// The command that starts `spec` as `opts` say (pinned, on their host), and the port a custom command was given.
+fn command_for(spec: &SubjectSpec, opts: &StartOptions) -> Result<(Vec<String>, Option<u16>)> {
+    let host = opts.host;
+    let max_users = opts.max_users.map(|m| m.to_string());
+    let bind = host.bind_address();
+    let (argv, fixed_port) = match &spec.kind {
+        Kind::Builtin { program, .. } => {
+            // On a server host the program is looked for there: a missing one fails the start, with the shell's
+            // message from the server host's stderr.
+            if host.is_local() && !Path::new(&program[0]).exists() && !crate::tools::installed(&program[0]) {
+                return Err(crate::usage(format!("{}: program not found: {}", spec.name, program[0])));
+            }
+            (spec.argv_on(&bind, "0", max_users.as_deref()), None)
+        }
+        Kind::Custom { .. } if !host.is_local() => {
+            return Err(crate::usage(format!(
+                "{}: a command of your own (--subject NAME=COMMAND) runs on this machine only; on a server host, start \
+                 it there yourself and give --subject {}=http://HOST:PORT",
+                spec.name, spec.name
+            )));
+        }
+        Kind::Custom { .. } => {
+            let port = free_port()?;
+            (spec.argv_on(&bind, &port.to_string(), max_users.as_deref()), Some(port))
+        }
+        Kind::External { .. } => unreachable!("attached above"),
+    };
+    let argv = match (opts.header_timeout_ms, &spec.kind) {
+        (Some(ms), Kind::Builtin { accepts_max_users: true, .. }) => {
+            argv.into_iter().chain(["--header-timeout-ms".to_string(), ms.to_string()]).collect()
+        }
+        _ => argv,
+    };
+    Ok((pinned(argv, opts.cpus), fixed_port))
 }
 
 /// Drains stderr on a thread, keeping its last lines: a server that logs must never block on a full pipe, and the
