@@ -12,6 +12,7 @@
 use std::fs;
 use std::io::Read;
 use std::net::{IpAddr, SocketAddr, TcpStream};
+use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -56,7 +57,8 @@ pub struct SshHost {
     pub dir: String,
     /// `--ssh-config FILE`, passed as `ssh -F FILE` (the two-host test uses its own keys and known-hosts file).
     pub config: Option<PathBuf>,
-    /// The control socket of the master connection (`ssh -S`), in a private directory of this process.
+    /// The control socket of the master connection (`ssh -S`), in a directory of its own that only this user may
+    /// enter, under the temporary directory.
     control: PathBuf,
     /// The two ends of the connection as the server host sees them, known once connected.
     pub ends: Option<Ends>,
@@ -284,7 +286,8 @@ impl SshHost {
     pub fn new(destination: &str, dir: &str, config: Option<PathBuf>) -> SshHost {
         let n = CONNECTIONS.fetch_add(1, Ordering::Relaxed);
         // Short: a Unix socket path has room for about 100 bytes, and ssh appends a random suffix while creating it.
-        let control = std::env::temp_dir().join(format!("fairpair-ssh-{}-{n}", std::process::id()));
+        let private = std::env::temp_dir().join(format!("fairpair-ssh-{}-{n}", std::process::id()));
+        let control = private.join("master");
         SshHost { destination: destination.into(), dir: dir.into(), config, control, ends: None }
     }
 
@@ -300,11 +303,14 @@ impl SshHost {
         c
     }
 
-    /// Asks the master connection to end (`ssh -O exit`).
+    /// Asks the master connection to end (`ssh -O exit`), and removes its directory.
     fn exit(&self) {
         let mut exit = self.base();
         exit.args(["-O", "exit"]).arg(&self.destination).stdout(Stdio::null()).stderr(Stdio::null());
         let _ = status_within(&mut exit, COMMAND_LIMIT);
+        if let Some(dir) = self.control.parent() {
+            let _ = fs::remove_dir_all(dir);
+        }
     }
 
     /// `ssh … DESTINATION -- SCRIPT` through the master connection.
@@ -323,20 +329,15 @@ impl SshHost {
         // a host that stopped answering.
         master.args(["-M", "-f", "-N", "-o", "ControlPersist=120", "-o", "ServerAliveInterval=5"]);
         master.args(["-o", "ServerAliveCountMax=3"]).arg(&self.destination);
-        // The backgrounded master keeps stdout and stderr open: pipes would never see their end, so stderr goes
-        // to a file, read for the reason of a failure.
-        let log = self.control.with_extension("log");
-        let err = fs::File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
-        master.stdin(Stdio::null()).stdout(Stdio::null()).stderr(err);
-        let status = status_within(&mut master, CONNECT_LIMIT);
-        let reason = last_line(&fs::read(&log).unwrap_or_default());
-        let _ = fs::remove_file(&log);
-        let failed = |why: String| anyhow!("cannot reach the server host {} over ssh: {why}", self.destination);
-        match status {
-            Ok(s) if s.success() => {}
-            Ok(s) => return Err(failed(format!("{reason} ({s})"))),
-            Err(e) => return Err(failed(format!("{e:#}; {reason}"))),
+        // The socket and the log live in a directory only this user can enter (made here: one left over from another
+        // process is refused, not reused).
+        let dir = self.control.parent().expect("the control socket is in its own directory");
+        fs::DirBuilder::new().mode(0o700).create(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let opened = self.open_master(&mut master);
+        if opened.is_err() {
+            let _ = fs::remove_dir_all(dir);
         }
+        opened?;
         OPEN.lock().unwrap_or_else(|e| e.into_inner()).push(self.clone());
         let mut conn = Connection { host: SshHost { ends: None, ..self.clone() } };
         let line = Host::Ssh(conn.host.clone()).run("echo $SSH_CONNECTION", COMMAND_LIMIT)?;
@@ -344,6 +345,24 @@ impl SshHost {
             anyhow!("{}: cannot read the connection's addresses from $SSH_CONNECTION ({line:?})", self.destination)
         })?);
         Ok(conn)
+    }
+
+    /// Runs the master `ssh` until it has authenticated and gone to the background, within [`CONNECT_LIMIT`].
+    fn open_master(&self, master: &mut Command) -> Result<()> {
+        // The backgrounded master keeps stdout and stderr open: pipes would never see their end, so stderr goes
+        // to a file, read for the reason of a failure.
+        let log = self.control.with_extension("log");
+        let err = fs::File::create(&log).with_context(|| format!("cannot create {}", log.display()))?;
+        master.stdin(Stdio::null()).stdout(Stdio::null()).stderr(err);
+        let status = status_within(master, CONNECT_LIMIT);
+        let reason = last_line(&fs::read(&log).unwrap_or_default());
+        let _ = fs::remove_file(&log);
+        let failed = |why: String| anyhow!("cannot reach the server host {} over ssh: {why}", self.destination);
+        match status {
+            Ok(s) if s.success() => Ok(()),
+            Ok(s) => Err(failed(format!("{reason} ({s})"))),
+            Err(e) => Err(failed(format!("{e:#}; {reason}"))),
+        }
     }
 }
 
