@@ -40,7 +40,7 @@ fn the_two_host_demonstration_runs_and_leaves_nothing_behind() {
     let stderr = String::from_utf8_lossy(&failed.stderr);
     assert_eq!(failed.status.code(), Some(2), "fairpair's usage error is the script's status: {stderr}");
     assert!(stderr.contains("unknown subject \"no-such-subject\""), "{stderr}");
-    assert!(stderr.contains("teardown: no namespace, veth, sshd or server process left"), "{stderr}");
+    assert!(stderr.contains("teardown: no namespace, veth, sshd, ssh connection or server process left"), "{stderr}");
     assert_nothing_left();
 
     let out = common::temp_dir("two-hosts");
@@ -50,7 +50,7 @@ fn the_two_host_demonstration_runs_and_leaves_nothing_behind() {
     // One line each, non-zero, within the stated limit: the script checks all three and says so.
     assert!(stderr.contains("unreachable server host (blackhole route): exit 1"), "{stderr}");
     assert!(stderr.contains("stopped server host (sshd frozen): exit 1"), "{stderr}");
-    assert!(stderr.contains("teardown: no namespace, veth, sshd or server process left"), "{stderr}");
+    assert!(stderr.contains("teardown: no namespace, veth, sshd, ssh connection or server process left"), "{stderr}");
     assert_nothing_left();
 
     let bench: Benchmark = serde_json::from_str(&std::fs::read_to_string(out.join("benchmark.json")).unwrap()).unwrap();
