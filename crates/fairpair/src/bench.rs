@@ -192,6 +192,14 @@ pub fn run(plan: &Plan, argv: Vec<String>) -> Result<Benchmark> {
     Ok(bench)
 }
 
+/// The share of a machine's CPUs that processes other than the measured ones used between two readings of its
+/// `(busy, total)` ticks, `measured` being the ticks of the measured ones.
+fn other_percent(before: (u64, u64), after: (u64, u64), measured: f64) -> f64 {
+    let total = after.1.saturating_sub(before.1) as f64;
+    let other = after.0.saturating_sub(before.0) as f64 - measured;
+    if total > 0.0 { (other.max(0.0) / total * 100.0).min(100.0) } else { 0.0 }
+}
+
 /// The line that says a run is a two-host run, before anything is measured.
 fn two_hosts_line(p: &TwoHosts) -> String {
     let rtt =
@@ -504,11 +512,14 @@ impl Ctx<'_> {
         }
         let load = self.spec_for(scenario, &base, connections, self.plan.duration_s, None);
         let server_before = procstat::tree_ticks_on(&server.host, server.pid)?;
+        let remote = !server.host.is_local();
+        let server_host_before = if remote { Some(procstat::machine_ticks_on(&server.host)?) } else { None };
         let before = MachineWindow::now();
         let net_before = self.interface.as_deref().and_then(host::interface_bytes);
         let inv = tools::invoke(self.tool.as_ref(), &load, self.plan.loader_pin())?;
         let net_after = self.interface.as_deref().and_then(host::interface_bytes);
         let server_ticks = procstat::tree_ticks_on(&server.host, server.pid)?.saturating_sub(server_before);
+        let server_host_after = if remote { Some(procstat::machine_ticks_on(&server.host)?) } else { None };
         // On two hosts the server's CPU time was spent on the other machine: none of this one's is the server's.
         let local_server_ticks = if server.host.is_local() { server_ticks } else { 0 };
         // A service the harness did not start has no process of ours to read: its CPU is not measured (None), not 0.
@@ -555,6 +566,9 @@ impl Ctx<'_> {
             unexpected_responses: scenario.expected.unexpected(r.requests, r.non_2xx),
             left_out: None,
             network: net_before.zip(net_after).map(|(a, b)| host::bytes_since(a, b)),
+            server_host_other_cpu_percent: server_host_before
+                .zip(server_host_after)
+                .map(|(b, a)| other_percent(b, a, server_ticks as f64)),
             raw_output: inv.stdout,
         })
     }
@@ -911,6 +925,7 @@ mod tests {
             unexpected_responses: unexpected,
             left_out: left_out.then(|| "store full".to_string()),
             network: None,
+            server_host_other_cpu_percent: None,
             raw_output: String::new(),
         }
     }

@@ -132,6 +132,18 @@ pub fn machine_ticks() -> (u64, u64) {
     parse_machine_ticks(&text).unwrap_or((0, 0))
 }
 
+/// [`machine_ticks`] of `host` (on a server host, its `/proc/stat` read there).
+pub fn machine_ticks_on(host: &Host) -> Result<(u64, u64)> {
+    match host {
+        Host::Local => Ok(machine_ticks()),
+        Host::Ssh(_) => {
+            let text =
+                host.read("/proc/stat").ok_or_else(|| anyhow::anyhow!("{}: cannot read /proc/stat", host.label()))?;
+            Ok(parse_machine_ticks(&text).unwrap_or((0, 0)))
+        }
+    }
+}
+
 pub fn parse_machine_ticks(text: &str) -> Option<(u64, u64)> {
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
     let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();

@@ -232,6 +232,13 @@ fn two_hosts(md: &mut String, b: &Benchmark) {
     if !runs.is_empty() {
         let _ = writeln!(md, "| each measured run | {} |", runs.join("; "));
     }
+    if let Some(worst) = b.runs.iter().filter_map(|r| r.server_host_other_cpu_percent).reduce(f64::max) {
+        let _ = writeln!(
+            md,
+            "| other processes on the server host | up to {worst:.0} % of its CPUs during a measured run (its own \
+             `/proc/stat`; the *busy machine* flags are the loader host's) |"
+        );
+    }
 }
 
 fn method(md: &mut String, b: &Benchmark) {

@@ -309,6 +309,10 @@ pub struct LoadRun {
     /// run, showing the load crossed the network. Absent on one host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<NetworkBytes>,
+    /// On two hosts: CPU used during the run on the server host by everything but the server, as a share of all its
+    /// online CPUs (its `/proc/stat`); `other_cpu_percent` is then the loader host's. Absent on one host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_host_other_cpu_percent: Option<f64>,
     /// The tool's standard output, unparsed.
     pub raw_output: String,
 }

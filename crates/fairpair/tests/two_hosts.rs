@@ -68,6 +68,7 @@ fn the_two_host_demonstration_runs_and_leaves_nothing_behind() {
         let net = r.network.expect("each run records the interface's counters");
         assert!(net.rx_bytes >= r.requests * 17, "{}: {} bytes for {} responses", r.subject, net.rx_bytes, r.requests);
         assert!(r.server_cpu_us_per_request.is_some_and(|us| us > 0.0), "server CPU read on the server host");
+        assert!(r.server_host_other_cpu_percent.is_some(), "the server host's /proc/stat read around the run");
     }
     for m in &bench.memory {
         assert!(m.idle.rss_kib > 0 && m.idle.pss_kib > 0 && m.startup_ms > 0.0, "{}: {:?}", m.subject, m.idle);
