@@ -1,8 +1,10 @@
-// Command-line flags and environment variables, exactly as the contract's table has them. A flag wins over its
-// variable; anything unknown, repeated, malformed or out of range is a `ConfigError`, which server.js turns into
-// one line on stderr and exit status 2.
+// Command-line flags and environment variables, exactly as the contract's table has them. Node's own
+// `util.parseArgs` reads the flags; the code here adds what it has no notion of: the environment variable behind
+// each flag, and the range of each value. A flag wins over its variable; anything unknown, repeated, malformed or out
+// of range is a `ConfigError`, which server.js turns into one line on stderr and exit status 2.
 
 import net from 'node:net';
+import { parseArgs } from 'node:util';
 
 import { BODY_TIMEOUT_MS, HEADER_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS } from './transport.js';
 import { ID_BLOCK, SEED_USERS } from './store.js';
@@ -41,6 +43,13 @@ const DEFAULTS = {
   'shutdown-timeout-ms': SHUTDOWN_TIMEOUT_MS,
 };
 
+/** What `util.parseArgs` is told: every option takes a value except `--log` and `--help` (`-h`). */
+const PARSE_ARGS_OPTIONS = {
+  ...Object.fromEntries(Object.keys(OPTIONS).map((name) => [name, { type: 'string' }])),
+  log: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
 /**
  * @param {string[]} args the arguments after the script name.
  * @param {Record<string, string | undefined>} env
@@ -48,50 +57,13 @@ const DEFAULTS = {
  *   headerTimeoutMs: number, bodyTimeoutMs: number, shutdownTimeoutMs: number}}
  */
 export function parseConfig(args, env) {
-  const flags = new Map();
-  let log = false;
-  let help = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--help' || arg === '-h') {
-      help = true;
-      continue;
-    }
-    if (arg === '--log') {
-      log = true;
-      continue;
-    }
-    if (!arg.startsWith('--')) {
-      throw new ConfigError(`unexpected argument '${arg}' (try --help)`);
-    }
-    const equals = arg.indexOf('=');
-    const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
-    if (name === 'log') {
-      throw new ConfigError('--log takes no value');
-    }
-    if (!Object.hasOwn(OPTIONS, name)) {
-      throw new ConfigError(`unknown flag '--${name}' (try --help)`);
-    }
-    if (flags.has(name)) {
-      throw new ConfigError(`--${name} given more than once`);
-    }
-    let value;
-    if (equals !== -1) {
-      value = arg.slice(equals + 1);
-    } else if (i + 1 < args.length) {
-      i += 1;
-      value = args[i];
-    } else {
-      throw new ConfigError(`--${name} needs a value`);
-    }
-    flags.set(name, OPTIONS[name][1](value, `--${name}`));
-  }
-
+  const { flags, log, help } = parseFlags(args);
   const settings = {};
   for (const [name, [variable, parse]] of Object.entries(OPTIONS)) {
     if (flags.has(name)) {
       settings[name] = flags.get(name);
     } else if (env[variable] !== undefined && env[variable] !== '') {
+      // The environment fallback: a variable counts only when its flag is absent, and an empty one is unset.
       settings[name] = parse(env[variable], variable);
     } else {
       settings[name] = DEFAULTS[name];
@@ -108,6 +80,41 @@ export function parseConfig(args, env) {
     bodyTimeoutMs: settings['body-timeout-ms'],
     shutdownTimeoutMs: settings['shutdown-timeout-ms'],
   };
+}
+
+/**
+ * The flags, read by `util.parseArgs` in strict mode: it refuses an unknown flag, a missing value, a value given to
+ * `--log` or `--help`, and any argument that is not a flag, each with an error whose `code` starts with
+ * `ERR_PARSE_ARGS_`. It does not refuse a flag given twice (the last would win) or a lone `--` (which ends the
+ * flags); the contract does, so the tokens it returns are checked for both. Each value is checked in command-line
+ * order, so the first bad flag is the one reported.
+ * @returns {{flags: Map<string, string | number>, log: boolean, help: boolean}}
+ */
+function parseFlags(args) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: PARSE_ARGS_OPTIONS, strict: true, allowPositionals: false, tokens: true });
+  } catch (error) {
+    if (error.code?.startsWith('ERR_PARSE_ARGS_')) {
+      // Some of its messages go on with a tip on further lines; the contract wants one line, so keep the first.
+      throw new ConfigError(`${error.message.split('\n')[0]} (try --help)`);
+    }
+    throw error;
+  }
+  const flags = new Map();
+  for (const token of parsed.tokens) {
+    if (token.kind === 'option-terminator') {
+      throw new ConfigError("unexpected argument '--' (try --help)");
+    }
+    if (!Object.hasOwn(OPTIONS, token.name)) {
+      continue; // `--log` and `--help`, which may be repeated.
+    }
+    if (flags.has(token.name)) {
+      throw new ConfigError(`--${token.name} given more than once`);
+    }
+    flags.set(token.name, OPTIONS[token.name][1](token.value, `--${token.name}`));
+  }
+  return { flags, log: parsed.values.log === true, help: parsed.values.help === true };
 }
 
 /** A plain decimal integer in [min, max]: no sign, no exponent, no hex, no blanks (unlike `Number()`). */

@@ -43,7 +43,9 @@ const server = http.createServer((req, res) => {
         return send(res, 400, { error: 'invalid json' });
       }
       if (typeof input.name !== 'string' || input.name === '') return send(res, 400, { error: 'name required' });
-      if (typeof input.email !== 'string' || !input.email.includes('@')) return send(res, 400, { error: 'invalid email' });
+      if (typeof input.email !== 'string' || !input.email.includes('@')) {
+        return send(res, 400, { error: 'invalid email' });
+      }
       const user = { id: nextId++, name: input.name, email: input.email };
       users.set(user.id, user);
       res.setHeader('Location', `/users/${user.id}`);

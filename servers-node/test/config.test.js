@@ -7,6 +7,20 @@ import { spawnSync } from 'node:child_process';
 import { ConfigError, parseConfig } from '../config.js';
 import { SERVER_JS } from './helpers.js';
 
+test('the first bad flag on the command line is the one reported, before any variable', () => {
+  const reported = (args, env) => {
+    try {
+      parseConfig(args, env);
+    } catch (error) {
+      assert.ok(error instanceof ConfigError, String(error));
+      return error.message;
+    }
+    assert.fail(`no error for ${args.join(' ')}`);
+  };
+  assert.match(reported(['--workers', '0', '--port', 'x'], { MAX_USERS: '1' }), /^--workers: /);
+  assert.match(reported(['--port', 'x', '--workers', '0'], {}), /^--port: /);
+});
+
 test('defaults', () => {
   assert.deepEqual(parseConfig([], {}), {
     help: false,
@@ -52,7 +66,12 @@ test('bad values are ConfigErrors', () => {
     [['--host=']],
     [['--nope']],
     [['--log=yes']],
+    [['--help=1']],
     [['serve']],
+    [['--']],
+    [['--', '--port', '1']],
+    [['-p', '1']],
+    [['--port', '-1']],
     [[], { PORT: 'abc' }],
     [[], { MAX_USERS: '1' }],
     [[], { WORKERS: 'many' }],
@@ -63,7 +82,16 @@ test('bad values are ConfigErrors', () => {
 });
 
 test('a bad flag exits 2 with one line on stderr and no stack trace', () => {
-  for (const args of [['--port', 'x'], ['--bogus'], ['--max-users', '5'], ['--workers', '0']]) {
+  // `--port -1` and `--host --port 1`: util.parseArgs calls the value ambiguous, in a message of three lines.
+  const cases = [
+    ['--port', 'x'],
+    ['--bogus'],
+    ['--max-users', '5'],
+    ['--workers', '0'],
+    ['--port', '-1'],
+    ['--host', '--port', '1'],
+  ];
+  for (const args of cases) {
     const run = spawnSync(process.execPath, [SERVER_JS, ...args], { encoding: 'utf8', timeout: 10_000 });
     assert.equal(run.status, 2, args.join(' '));
     assert.equal(run.stdout, '', args.join(' '));

@@ -112,14 +112,16 @@ test('a framing field in a chunked trailer: 400, closed, nothing stored', async 
   }
   assert.equal(store.size, before);
   // Any other trailer field is fine.
-  const ok = await exchangeAll(`${JSON_HEAD}Transfer-Encoding: chunked\r\n\r\n1a\r\n{"name":"T","email":"t@u"}\r\n0\r\nX-Sum: 1\r\n\r\n`);
+  const ok = await exchangeAll(
+    `${JSON_HEAD}Transfer-Encoding: chunked\r\n\r\n1a\r\n{"name":"T","email":"t@u"}\r\n0\r\nX-Sum: 1\r\n\r\n`,
+  );
   assert.deepEqual(statuses(ok), [201]);
 });
 
 test('keep-alive: a body read in full keeps the connection, a body left unread closes it', async () => {
   const kept = {
-    '201': postUser('Kept', 'k@l'),
-    '400': `${JSON_HEAD}Content-Length: 2\r\n\r\n{}`,
+    201: postUser('Kept', 'k@l'),
+    400: `${JSON_HEAD}Content-Length: 2\r\n\r\n{}`,
     '404 without a body': GET('/nope'),
     '405 without a body': 'DELETE /users/1 HTTP/1.1\r\nHost: x\r\n\r\n',
     '415 without a body': 'POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 0\r\n\r\n',
@@ -135,7 +137,8 @@ test('keep-alive: a body read in full keeps the connection, a body left unread c
     '413 drained': `${JSON_HEAD}Content-Length: 70000\r\n\r\n${'a'.repeat(70_000)}`,
     '404 with a body': 'POST /nope HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello',
     '405 with a body': 'PUT /users/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello',
-    'GET with a chunked body': 'GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+    'GET with a chunked body':
+      'GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
   };
   for (const [name, bytes] of Object.entries(closed)) {
     const outcome = await exchangeAll(bytes + GET('/health'));
@@ -181,7 +184,9 @@ test('Expect: 417 on any value but 100-continue, on HTTP/1.0 too; 100-continue a
     assert.equal(outcome.responses[0].headers.get('content-length')[0], '0');
     assert.equal(outcome.closed, true);
   }
-  const served = await exchangeAll(GET('/health', 'Expect: \r\n') + postUser('Cont', 'c@d', 'Expect: 100-continue\r\n'));
+  const served = await exchangeAll(
+    GET('/health', 'Expect: \r\n') + postUser('Cont', 'c@d', 'Expect: 100-continue\r\n'),
+  );
   assert.deepEqual(statuses(served), [200, 201]);
   assert.equal(served.closed, false);
 });

@@ -59,19 +59,27 @@ test('nothing is printed on SIGTERM without --log', async () => {
 });
 
 test('a bad value from the environment names the variable; the same value as a flag names the flag', () => {
-  for (const [variable, value] of [['PORT', 'abc'], ['WORKERS', '0'], ['MAX_USERS', '5'], ['HOST', 'nonsense.invalid']]) {
+  for (const [variable, value] of [
+    ['PORT', 'abc'],
+    ['WORKERS', '0'],
+    ['MAX_USERS', '5'],
+    ['HOST', 'nonsense.invalid'],
+  ]) {
     const env = { ...process.env, HOST: '', PORT: '', WORKERS: '', MAX_USERS: '', [variable]: value };
     const fromEnv = spawnSync(process.execPath, [SERVER_JS], { encoding: 'utf8', env });
     assert.equal(fromEnv.status, 2, variable);
     const flag = `--${variable.toLowerCase().replace('_', '-')}`;
     assert.ok(fromEnv.stderr.includes(variable) && !fromEnv.stderr.includes(flag), fromEnv.stderr);
-    const fromFlag = spawnSync(process.execPath, [SERVER_JS, flag, value], { encoding: 'utf8', env: { ...env, [variable]: '' } });
+    const fromFlag = spawnSync(process.execPath, [SERVER_JS, flag, value], {
+      encoding: 'utf8',
+      env: { ...env, [variable]: '' },
+    });
     assert.equal(fromFlag.status, 2, flag);
     assert.ok(fromFlag.stderr.includes(flag), fromFlag.stderr);
   }
 });
 
-test('--help shows each flag\'s range', () => {
+test("--help shows each flag's range", () => {
   const help = spawnSync(process.execPath, [SERVER_JS, '--help'], { encoding: 'utf8' });
   assert.equal(help.status, 0);
   for (const range of ['0..65535', '1..1024', '10000..16777216']) {

@@ -36,7 +36,9 @@ test('SIGTERM: in-flight requests finish, idle connections close, new ones are r
   // A request whose body is still on its way when the signal comes.
   const slow = await RawConnection.open(port, QUIET_HOST);
   const body = '{"name":"Slow","email":"s@t"}';
-  slow.write(`POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+  slow.write(
+    `POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
   slow.write(body.slice(0, 10));
   await sleep(100);
 
@@ -68,7 +70,10 @@ test('a port in use is an error: exit 1 with one line, no stack trace', async ()
   const { child, port } = await spawnServer([]);
   const { spawnSync } = await import('node:child_process');
   const { SERVER_JS } = await import('./helpers.js');
-  const second = spawnSync(process.execPath, [SERVER_JS, '--port', String(port)], { encoding: 'utf8', timeout: 10_000 });
+  const second = spawnSync(process.execPath, [SERVER_JS, '--port', String(port)], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   assert.equal(second.status, 1);
   assert.match(second.stderr, /^error: cannot listen on 127\.0\.0\.1:\d+: [^\n]*EADDRINUSE[^\n]*\n$/);
   const cluster = spawnSync(process.execPath, [SERVER_JS, '--port', String(port), '--workers', '2'], {

@@ -26,7 +26,10 @@ function listeningPorts(pid) {
 /** The backlog of the socket listening on 127.0.0.1:`port`: for a listening socket, ss shows it as Send-Q. */
 function backlogOf(port) {
   const { stdout } = spawnSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' });
-  const lines = stdout.trim().split('\n').filter((line) => line !== '');
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .filter((line) => line !== '');
   assert.equal(lines.length, 1, `one listening socket on port ${port}: ${stdout}`);
   return Number(lines[0].split(/\s+/)[2]);
 }
@@ -95,14 +98,20 @@ test('cluster: the primary and every worker ignore them too, and no process open
   for (const pid of [child.pid, ...workers]) {
     for (const signal of IGNORED) process.kill(pid, signal);
   }
-  const count = (signal) => stderr().split('\n').filter((line) => line === `ignored ${signal}`).length;
+  const count = (signal) =>
+    stderr()
+      .split('\n')
+      .filter((line) => line === `ignored ${signal}`).length;
   await until(() => IGNORED.every((signal) => count(signal) === 3), 'nine log lines');
   await sleep(200);
   assert.equal(child.exitCode, null);
   assert.deepEqual(childrenOf(child.pid).sort(), workers.sort(), 'no worker died or was replaced');
   for (const pid of [child.pid, ...workers]) {
     assert.equal(listeningPorts(pid).includes(9229), false, `pid ${pid} listens on 9229`);
-    assert.ok(listeningPorts(pid).every((p) => p === port), `pid ${pid} listens on ${listeningPorts(pid)}`);
+    assert.ok(
+      listeningPorts(pid).every((p) => p === port),
+      `pid ${pid} listens on ${listeningPorts(pid)}`,
+    );
   }
   assert.equal(await health(port), 200);
   child.kill('SIGTERM');

@@ -51,7 +51,9 @@ test('pipelined behind a POST, a request is handled after it: the new user is al
   const fresh = await startServer({ store: new UserStore({ capacity: 1_000_000 }) });
   try {
     const conn = await RawConnection.open(fresh.port);
-    conn.write(`${postUser('Pip', 'p@q')}GET /users/10001 HTTP/1.1\r\nHost: x\r\n\r\nGET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+    conn.write(
+      `${postUser('Pip', 'p@q')}GET /users/10001 HTTP/1.1\r\nHost: x\r\n\r\nGET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n`,
+    );
     const created = await conn.response();
     const read = await conn.response();
     assert.equal(created.status, 201);
@@ -172,7 +174,9 @@ test('a GET whose body never finishes is cut after the body time limit', async (
 
 test('a GET with a body is answered and its connection closed: the body is not read to its end', async () => {
   const conn = await RawConnection.open(port);
-  conn.write('GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloGET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n');
+  conn.write(
+    'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloGET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n',
+  );
   const response = await conn.response();
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('connection')[0], 'close');
@@ -188,7 +192,13 @@ test('transport errors get a Content-Length and close the connection', async () 
     '101 header fields': `GET / HTTP/1.1\r\nHost: x\r\n${'X-A: 1\r\n'.repeat(100)}\r\n`,
     'conflicting lengths': 'POST /users HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
   };
-  const expected = { 'missing Host': 400, 'bad request line': 400, 'head over 16 KiB': 431, '101 header fields': 431, 'conflicting lengths': 400 };
+  const expected = {
+    'missing Host': 400,
+    'bad request line': 400,
+    'head over 16 KiB': 431,
+    '101 header fields': 431,
+    'conflicting lengths': 400,
+  };
   for (const [name, bytes] of Object.entries(requests)) {
     const conn = await RawConnection.open(port);
     conn.write(bytes);

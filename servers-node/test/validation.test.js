@@ -22,7 +22,11 @@ test('rule 3: not UTF-8, not JSON, or not an object is invalid json', () => {
     'invalid byte': Buffer.concat([body('{"name":"A'), Buffer.from([0xff]), body('","email":"a@b"}')]),
     'overlong encoding': Buffer.concat([body('{"name":"'), Buffer.from([0xc0, 0xaf]), body('","email":"a@b"}')]),
     'encoded surrogate': Buffer.concat([body('{"name":"'), Buffer.from([0xed, 0xa0, 0x80]), body('","email":"a@b"}')]),
-    'invalid byte in an unknown value': Buffer.concat([body('{"name":"A","email":"a@b","x":"'), Buffer.from([0xc3]), body('"}')]),
+    'invalid byte in an unknown value': Buffer.concat([
+      body('{"name":"A","email":"a@b","x":"'),
+      Buffer.from([0xc3]),
+      body('"}'),
+    ]),
     array: body('[{"name":"A","email":"a@b"}]'),
     null: body('null'),
     string: body('"x"'),
@@ -110,8 +114,24 @@ test('codePointsExceed counts code points, not UTF-16 units', () => {
 });
 
 test('rule 1: the media type is application/json, whatever the case, parameters, spaces and tabs', () => {
-  const accepted = ['application/json', 'Application/JSON', 'application/json; charset=utf-8', ' \tapplication/json \t ;x', 'application/json;'];
-  const refused = [undefined, '', 'text/plain', 'application/jsonx', 'application/json-patch+json', 'application', 'application/json, text/plain', 'application/json\u00a0', '\u00a0application/json'];
+  const accepted = [
+    'application/json',
+    'Application/JSON',
+    'application/json; charset=utf-8',
+    ' \tapplication/json \t ;x',
+    'application/json;',
+  ];
+  const refused = [
+    undefined,
+    '',
+    'text/plain',
+    'application/jsonx',
+    'application/json-patch+json',
+    'application',
+    'application/json, text/plain',
+    'application/json\u00a0',
+    '\u00a0application/json',
+  ];
   for (const value of accepted) assert.equal(isJsonMediaType(value), true, JSON.stringify(value));
   for (const value of refused) assert.equal(isJsonMediaType(value), false, JSON.stringify(value));
 });

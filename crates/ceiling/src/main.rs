@@ -5,8 +5,9 @@
 //! routing, no store and no serialisation: what it measures is the cost of tokio + hyper + the kernel's loopback, the
 //! per-core limit that neither real server can beat. fairpair runs it beside them on GET scenarios only.
 //!
-//! Run with `cargo run --release -p ceiling -- --port 0 --workers 1`. Flags: `--host` (default 127.0.0.1), `--port`
-//! (default 3000, 0 = any free port), `--workers N` (tokio worker threads, default 1). It prints the same start-up
+//! Run with `cargo run --release -p ceiling -- --port 0 --workers 1`. Flags (parsed by clap): `--host` (default
+//! 127.0.0.1), `--port` (default 3000, 0 = any free port), `--workers N` (tokio worker threads, 1 to 1024, default 1);
+//! `--max-users` is accepted and ignored. A bad flag or value exits with status 2 and one line on stderr. It prints the same start-up
 //! line as the real servers, `listening on http://HOST:PORT (10000 users, N workers)`, so the harness treats all
 //! three alike, and exits on SIGTERM or SIGINT.
 //!
@@ -22,6 +23,8 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use bytes::Bytes;
+use clap::Parser;
+use clap::error::ErrorKind;
 use http_body_util::Full;
 use hyper::header::{CONTENT_TYPE, HeaderValue};
 use hyper::server::conn::http1;
@@ -33,48 +36,46 @@ use tokio::net::{TcpListener, TcpSocket};
 /// The body of `GET /users/500` on the real servers: 58 bytes.
 const BODY: &[u8] = br#"{"id":500,"name":"User 500","email":"user500@example.com"}"#;
 
-/// The command line, parsed by hand: three flags do not justify a dependency, and the binary stays tiny.
+/// The usage line `--help` prints: the only flags a user of the ceiling needs.
+const USAGE: &str = "usage: ceiling [--host HOST] [--port PORT] [--workers N]";
+
+/// The command line. Both `--flag value` and `--flag=value` work, as for the real servers.
+#[derive(Debug, Parser)]
+#[command(name = "ceiling", help_template = USAGE)]
 struct Args {
+    /// Address to bind.
+    #[arg(long, default_value = "127.0.0.1")]
     host: String,
+
+    /// Port to bind (0: any free port).
+    #[arg(long, default_value_t = 3000)]
     port: u16,
-    workers: usize,
+
+    /// Tokio worker threads, 1..1024.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    workers: u16,
+
+    /// Accepted so that a harness can pass the same flags to every subject; the ceiling stores nothing.
+    #[arg(long, hide = true)]
+    max_users: Option<String>,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args { host: "127.0.0.1".to_string(), port: 3000, workers: 1 };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        // Accept both `--flag value` and `--flag=value`, like clap does for the real servers.
-        let (name, inline) = match flag.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (flag.clone(), None),
-        };
-        let mut value = || inline.clone().or_else(|| it.next()).ok_or_else(|| format!("{name} needs a value"));
-        match name.as_str() {
-            "--host" => args.host = value()?,
-            "--port" => {
-                let v = value()?;
-                args.port = v.parse().map_err(|_| format!("--port: not a port number: {v}"))?;
-            }
-            "--workers" => {
-                let v = value()?;
-                args.workers = match v.parse() {
-                    Ok(n) if (1..=1024).contains(&n) => n,
-                    _ => return Err(format!("--workers: expected 1 to 1024, got {v}")),
-                };
-            }
-            // Accepted so that a harness can pass the same flags to every subject; the ceiling stores nothing.
-            "--max-users" => {
-                value()?;
-            }
-            "-h" | "--help" => {
-                println!("usage: ceiling [--host HOST] [--port PORT] [--workers N]");
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument: {other}")),
+/// The flags, or the exit status to end with: 0 after `--help`, 2 after a bad flag or value (with one line on stderr,
+/// the first of clap's message, which goes on with a tip and the usage).
+fn parse_args() -> Result<Args, ExitCode> {
+    match Args::try_parse() {
+        Ok(args) => Ok(args),
+        Err(error) if error.kind() == ErrorKind::DisplayHelp => {
+            println!("{USAGE}");
+            Err(ExitCode::SUCCESS)
+        }
+        Err(error) => {
+            let text = error.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("ceiling: {}", first.strip_prefix("error: ").unwrap_or(first));
+            Err(ExitCode::from(2))
         }
     }
-    Ok(args)
 }
 
 async fn answer(_req: Request<hyper::body::Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
@@ -130,12 +131,9 @@ fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
 fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(args) => args,
-        Err(message) => {
-            eprintln!("ceiling: {message}");
-            return ExitCode::from(2);
-        }
+        Err(status) => return status,
     };
-    let runtime = match runtime(args.workers) {
+    let runtime = match runtime(usize::from(args.workers)) {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("ceiling: cannot start the runtime: {e}");

@@ -4,6 +4,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 
+use contract::StartupLine;
+
 #[test]
 fn answers_with_the_size_of_a_user() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ceiling"))
@@ -13,10 +15,11 @@ fn answers_with_the_size_of_a_user() {
         .expect("start ceiling");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    assert!(line.ends_with("(10000 users, 1 worker)\n"), "start-up line: {line:?}");
-    let addr = line.trim_start_matches("listening on http://").split(' ').next().unwrap().to_string();
+    let startup = StartupLine::parse(&line).unwrap_or_else(|| panic!("not a start-up line: {line:?}"));
+    assert_eq!((startup.users, startup.workers), (Some(10000), Some(1)), "start-up line: {line:?}");
+    let addr = startup.addr;
 
-    let mut stream = TcpStream::connect(&addr).unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
     stream.write_all(b"GET /users/500 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
@@ -32,7 +35,29 @@ fn answers_with_the_size_of_a_user() {
 
 #[test]
 fn bad_flags_exit_2() {
-    let out = Command::new(env!("CARGO_BIN_EXE_ceiling")).args(["--workers", "zero"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    let cases: &[&[&str]] = &[
+        &["--workers", "zero"],
+        &["--workers", "0"],
+        &["--workers=1025"],
+        &["--port", "65536"],
+        &["--host"],
+        &["--bogus"],
+        &["extra"],
+    ];
+    for args in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_ceiling")).args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr:?}");
+        assert!(stderr.starts_with("ceiling: "), "{args:?}: {stderr:?}");
+    }
+}
+
+#[test]
+fn help_prints_the_usage_and_exits_0() {
+    for flag in ["--help", "-h"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ceiling")).arg(flag).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "usage: ceiling [--host HOST] [--port PORT] [--workers N]\n");
+    }
 }

@@ -129,6 +129,57 @@ pub struct Request {
     pub body: Option<Vec<u8>>,
 }
 
+impl Request {
+    /// The `Host` a request names when it sets none.
+    pub const DEFAULT_HOST: &str = "127.0.0.1";
+
+    /// A `GET` of `target` with no header of its own.
+    pub fn get(target: &str) -> Request {
+        Request { method: "GET".to_owned(), target: target.to_owned(), headers: Vec::new(), body: None }
+    }
+
+    /// A `POST` of a JSON text to `target`, with its `Content-Type`.
+    pub fn post_json(target: &str, body: &[u8]) -> Request {
+        Request {
+            method: "POST".to_owned(),
+            target: target.to_owned(),
+            headers: vec![("Content-Type".to_owned(), "application/json".to_owned())],
+            body: Some(body.to_vec()),
+        }
+    }
+
+    /// The headers as sent: `Host: 127.0.0.1` first unless the request sets a `Host`, then its own in order, then,
+    /// with a body, its `Content-Length` unless it sets `Content-Length` or `Transfer-Encoding`. Nothing else is
+    /// added: this is the one place a request is completed, for the socket runner and the in-process router tests.
+    pub fn completed_headers(&self) -> Vec<(String, String)> {
+        let has = |name: &str| self.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+        let mut out = Vec::with_capacity(self.headers.len() + 2);
+        if !has("host") {
+            out.push(("Host".to_owned(), Self::DEFAULT_HOST.to_owned()));
+        }
+        out.extend(self.headers.iter().cloned());
+        if let Some(body) = &self.body {
+            if !has("content-length") && !has("transfer-encoding") {
+                out.push(("Content-Length".to_owned(), body.len().to_string()));
+            }
+        }
+        out
+    }
+
+    /// The exact bytes on the wire: the request line, [`Request::completed_headers`], the body.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = format!("{} {} HTTP/1.1\r\n", self.method, self.target).into_bytes();
+        for (name, value) in self.completed_headers() {
+            out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+        }
+        out.extend_from_slice(b"\r\n");
+        if let Some(body) = &self.body {
+            out.extend_from_slice(body);
+        }
+        out
+    }
+}
+
 /// One accepted outcome of a `tolerated` case.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AnyOf {
@@ -192,32 +243,13 @@ impl Expect {
 }
 
 impl Case {
-    /// The exact bytes this case puts on the wire. For a `request`, the runner adds `Host: 127.0.0.1` (unless the
-    /// case sets one) and, with a body, its `Content-Length` (unless the case sets `Content-Length` or
-    /// `Transfer-Encoding`); nothing else.
+    /// The exact bytes this case puts on the wire: raw bytes as they are, a `request` completed by
+    /// [`Request::completed_headers`] (a `Host` and a `Content-Length` when it has none; nothing else).
     pub fn request_bytes(&self) -> Vec<u8> {
-        let request = match &self.send {
-            Wire::Raw(bytes) => return bytes.clone(),
-            Wire::Request(request) => request,
-        };
-        let has = |name: &str| request.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
-        let mut out = format!("{} {} HTTP/1.1\r\n", request.method, request.target).into_bytes();
-        if !has("host") {
-            out.extend_from_slice(b"Host: 127.0.0.1\r\n");
+        match &self.send {
+            Wire::Raw(bytes) => bytes.clone(),
+            Wire::Request(request) => request.to_bytes(),
         }
-        for (name, value) in &request.headers {
-            out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
-        }
-        if let Some(body) = &request.body {
-            if !has("content-length") && !has("transfer-encoding") {
-                out.extend_from_slice(format!("Content-Length: {}\r\n", body.len()).as_bytes());
-            }
-        }
-        out.extend_from_slice(b"\r\n");
-        if let Some(body) = &request.body {
-            out.extend_from_slice(body);
-        }
-        out
     }
 
     /// Whether the request is a HEAD (its response has no body whatever its `Content-Length` says).
@@ -481,6 +513,24 @@ mod tests {
         assert_eq!(
             String::from_utf8(c.request_bytes()).unwrap(),
             "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n{Abbb}"
+        );
+    }
+
+    #[test]
+    fn the_helpers_build_the_requests_a_runner_sends() {
+        assert_eq!(
+            String::from_utf8(Request::get("/users/7").to_bytes()).unwrap(),
+            "GET /users/7 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        );
+        assert_eq!(
+            String::from_utf8(Request::post_json("/users", b"{}").to_bytes()).unwrap(),
+            "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+        );
+        let own_length =
+            Request { headers: vec![("content-length".into(), "5".into())], ..Request::post_json("/", b"{}") };
+        assert_eq!(
+            own_length.completed_headers(),
+            [("Host".to_owned(), "127.0.0.1".to_owned()), ("content-length".into(), "5".into())]
         );
     }
 

@@ -7,20 +7,24 @@
 //! - [`cases`] parses the copy embedded at build time (once); [`parse`] parses any other text.
 //! - [`Case::request_bytes`] gives the exact bytes a case puts on the wire.
 //! - [`send`] writes bytes to a server over plain TCP and reads one HTTP/1 response (or notices a closed connection).
-//! - [`check`] compares what came back with what the case expects; [`run_case`] does all of it, round trip included.
+//! - [`check`] compares what came back with what the case expects; [`run_case`] does all of it, round trip included,
+//!   and says why a case failed as [`Mismatch`]es, whose kind a runner can act on.
 //! - [`differences`] compares two servers' answers to the same case (the "identical" of the contract).
+//! - [`StartupLine`] reads the line a server prints once it listens, for the harness and every test that starts one.
 //!
 //! A raw socket rather than an HTTP client library is deliberate: several cases send bytes that a client library
 //! would refuse to produce (a bare LF, a missing `Host`, two `Content-Length`s), and the point of the contract is to
 //! see what each server does with exactly those bytes.
 //!
 //! Layout: `cases.rs` (the file format and its validation), `wire.rs` (request bytes, the socket client and the
-//! response parser), this file (checking).
+//! response parser), `startup.rs` (the start-up line), this file (checking).
 
 mod cases;
+pub mod startup;
 mod wire;
 
 pub use cases::{AnyOf, Case, Expect, HeaderExpect, Level, Match, Request, Requires, Wire, cases, parse};
+pub use startup::StartupLine;
 pub use wire::{Connection, Outcome, Response, send};
 
 use std::fmt;
@@ -44,8 +48,48 @@ pub struct CaseResult {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
     Passed,
-    Failed(Vec<String>),
+    Failed(Vec<Mismatch>),
     Skipped(String),
+}
+
+/// One reason a case failed. The kind is what a runner decides on (a server that no longer answers, a read-back
+/// that another cluster worker answered); the sentence is for people and is rendered only when shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mismatch {
+    /// No usable response came: the connection was refused or timed out, or the bytes were not an HTTP/1 response.
+    /// The text is the error.
+    NoResponse(String),
+    /// The response differs from what the case expects (the status, a header, the body …); the text says how.
+    Response(String),
+    /// The response was right, but reading the created user back (`roundtrip`) did not give the same bytes.
+    RoundTrip(String),
+    /// The case was not sent: the server had stopped answering this many cases earlier, so the runner gave up on it.
+    NotRun { silent_cases: usize },
+}
+
+impl Mismatch {
+    /// Whether the server failed to answer at all (or was given up on): the sign that it may be gone.
+    pub fn is_silence(&self) -> bool {
+        matches!(self, Mismatch::NoResponse(_) | Mismatch::NotRun { .. })
+    }
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Mismatch::NoResponse(e) => write!(f, "no usable response: {e}"),
+            Mismatch::Response(what) => f.write_str(what),
+            Mismatch::RoundTrip(what) => write!(f, "round trip: {what}"),
+            Mismatch::NotRun { silent_cases } => {
+                write!(f, "not run: the server stopped answering {silent_cases} cases ago")
+            }
+        }
+    }
+}
+
+/// The mismatches of a failure joined by `sep`, as one line of text.
+pub fn join_mismatches(mismatches: &[Mismatch], sep: &str) -> String {
+    mismatches.iter().map(Mismatch::to_string).collect::<Vec<_>>().join(sep)
 }
 
 impl fmt::Display for CaseResult {
@@ -96,12 +140,12 @@ pub fn run_case(addr: SocketAddr, case: &Case, server: &Requires) -> CaseResult 
         Err(e) => {
             return CaseResult {
                 name,
-                verdict: Verdict::Failed(vec![format!("no usable response: {e}")]),
+                verdict: Verdict::Failed(vec![Mismatch::NoResponse(e.to_string())]),
                 outcome: None,
             };
         }
     };
-    let mut mismatches = check(case, &outcome);
+    let mut mismatches: Vec<Mismatch> = check(case, &outcome).into_iter().map(Mismatch::Response).collect();
     if mismatches.is_empty() && case.roundtrip {
         mismatches.extend(roundtrip(addr, &outcome));
     }
@@ -110,31 +154,32 @@ pub fn run_case(addr: SocketAddr, case: &Case, server: &Requires) -> CaseResult 
 }
 
 /// Reads back the user a 201 created, and requires the very same bytes (strings are stored exactly as sent).
-fn roundtrip(addr: SocketAddr, created: &Outcome) -> Vec<String> {
+fn roundtrip(addr: SocketAddr, created: &Outcome) -> Vec<Mismatch> {
     let Outcome::Response { response, .. } = created else {
-        return vec!["round trip: no response to read back".to_owned()];
+        return vec![Mismatch::RoundTrip("no response to read back".to_owned())];
     };
     let Some(location) = response.header("location") else {
-        return vec!["round trip: the 201 has no Location".to_owned()];
+        return vec![Mismatch::RoundTrip("the 201 has no Location".to_owned())];
     };
-    let request = format!("GET {location} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-    match send(addr, request.as_bytes(), CASE_TIMEOUT, false) {
+    match send(addr, &Request::get(location).to_bytes(), CASE_TIMEOUT, false) {
         Ok(Outcome::Response { response: got, .. }) => {
             let mut out = Vec::new();
             if got.status != 200 {
-                out.push(format!("round trip: GET {location}: expected status 200, got {}", got.status));
+                out.push(format!("GET {location}: expected status 200, got {}", got.status));
             }
             if got.body != response.body {
                 out.push(format!(
-                    "round trip: GET {location}: expected the POST's body {}, got {}",
+                    "GET {location}: expected the POST's body {}, got {}",
                     show(&response.body),
                     show(&got.body)
                 ));
             }
-            out
+            out.into_iter().map(Mismatch::RoundTrip).collect()
         }
-        Ok(Outcome::Closed) => vec![format!("round trip: GET {location}: connection closed without a response")],
-        Err(e) => vec![format!("round trip: GET {location}: {e}")],
+        Ok(Outcome::Closed) => {
+            vec![Mismatch::RoundTrip(format!("GET {location}: connection closed without a response"))]
+        }
+        Err(e) => vec![Mismatch::RoundTrip(format!("GET {location}: {e}"))],
     }
 }
 
@@ -269,4 +314,34 @@ pub fn show(bytes: &[u8]) -> String {
         out.push_str(&format!("… ({} bytes)", bytes.len()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mismatch_reads_as_the_sentence_people_see() {
+        let shown = [
+            (Mismatch::NoResponse("connection refused".into()), "no usable response: connection refused"),
+            (Mismatch::Response("status: expected 404, got 200".into()), "status: expected 404, got 200"),
+            (Mismatch::RoundTrip("GET /users/10001: x".into()), "round trip: GET /users/10001: x"),
+            (Mismatch::NotRun { silent_cases: 5 }, "not run: the server stopped answering 5 cases ago"),
+        ];
+        for (mismatch, text) in &shown {
+            assert_eq!(mismatch.to_string(), *text);
+        }
+        let silent: Vec<bool> = shown.iter().map(|(m, _)| m.is_silence()).collect();
+        assert_eq!(silent, [true, false, false, true]);
+        let all: Vec<Mismatch> = shown.into_iter().map(|(m, _)| m).collect();
+        assert!(join_mismatches(&all[1..3], "; ").ends_with("got 200; round trip: GET /users/10001: x"));
+    }
+
+    #[test]
+    fn a_server_that_is_not_there_gives_no_response() {
+        let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        let case = cases().iter().find(|c| c.requires.is_empty()).unwrap();
+        let result = run_case(addr, case, &Requires::default());
+        assert!(matches!(&result.verdict, Verdict::Failed(m) if matches!(m[..], [Mismatch::NoResponse(_)])));
+    }
 }

@@ -121,30 +121,7 @@ pub fn grouped_bars(chart: &Grouped) -> String {
         WIDTH / 2.0,
         esc(&title)
     );
-    // Y axis with gridlines.
-    for v in axis.ticks() {
-        let yy = y(v);
-        let _ = writeln!(
-            s,
-            r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#dddddd"/>"##,
-            WIDTH - RIGHT
-        );
-        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, yy + 4.0, tick(v));
-    }
-    let _ = writeln!(
-        s,
-        r#"<text x="16" y="{:.1}" text-anchor="middle" transform="rotate(-90 16 {:.1})">{}</text>"#,
-        TOP + plot_h / 2.0,
-        TOP + plot_h / 2.0,
-        esc(chart.y_label)
-    );
-    let _ = writeln!(
-        s,
-        r#"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/>"#,
-        y(axis.base()),
-        WIDTH - RIGHT,
-        y(axis.base())
-    );
+    y_axis(&mut s, &axis, &y, plot_h, chart.y_label);
 
     let groups = chart.groups.len().max(1) as f64;
     let group_w = plot_w / groups;
@@ -197,27 +174,58 @@ pub fn grouped_bars(chart: &Grouped) -> String {
             esc(group)
         );
     }
-    // Legend.
+    legend(&mut s, &chart.series);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The y axis of a bar chart: gridlines with their values, the axis title, and the base line.
+fn y_axis(s: &mut String, axis: &Axis, y: &dyn Fn(f64) -> f64, plot_h: f64, y_label: &str) {
+    for v in axis.ticks() {
+        let yy = y(v);
+        let _ = writeln!(
+            *s,
+            r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#dddddd"/>"##,
+            WIDTH - RIGHT
+        );
+        let _ = writeln!(*s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, yy + 4.0, tick(v));
+    }
+    let _ = writeln!(
+        *s,
+        r#"<text x="16" y="{:.1}" text-anchor="middle" transform="rotate(-90 16 {:.1})">{}</text>"#,
+        TOP + plot_h / 2.0,
+        TOP + plot_h / 2.0,
+        esc(y_label)
+    );
+    let _ = writeln!(
+        *s,
+        r#"<line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="black"/>"#,
+        y(axis.base()),
+        WIDTH - RIGHT,
+        y(axis.base())
+    );
+}
+
+/// The legend under a bar chart, one colour per series, and what the bars and whiskers show.
+fn legend(s: &mut String, series: &[String]) {
     let mut lx = LEFT;
-    for (si, name) in chart.series.iter().enumerate() {
+    for (si, name) in series.iter().enumerate() {
         let ly = HEIGHT - 22.0;
         let _ = writeln!(
-            s,
+            *s,
             r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{}"/>"#,
             ly - 10.0,
             COLOURS[si % COLOURS.len()]
         );
-        let _ = writeln!(s, r#"<text x="{:.1}" y="{ly:.1}">{}</text>"#, lx + 16.0, esc(name));
+        let _ = writeln!(*s, r#"<text x="{:.1}" y="{ly:.1}">{}</text>"#, lx + 16.0, esc(name));
         lx += 28.0 + 7.0 * name.chars().count() as f64;
     }
     let _ = writeln!(
-        s,
+        *s,
         r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#555555">bars: median; whiskers: min–max</text>"##,
         WIDTH - RIGHT,
         HEIGHT - 12.0
     );
-    s.push_str("</svg>\n");
-    s
 }
 
 /// A step of 1, 2 or 5 × 10ⁿ giving about five gridlines above `max`.

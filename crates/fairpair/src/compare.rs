@@ -8,124 +8,33 @@
 //! only when the min–max ranges of its runs in the two files do not overlap, the same rule as the report's verdicts
 //! between subjects ([`stats::verdict`]).
 //!
-//! The files are read through a view of their own ([`RunFile`]) holding only what a comparison uses, rather than
-//! through [`crate::schema::Benchmark`]: unknown fields are ignored and fields added later default, so a file of any
-//! schema version up to this build's [`SCHEMA_VERSION`] whose summaries keep their shape is read unchanged.
+//! Both files are read through [`crate::schema`], as the report reads them: this version, or version 1 upgraded on
+//! load, so a comparison and a report of the same file quote the same figures.
 
 use std::fmt::Write;
 use std::path::Path;
 
 use anyhow::Result;
-use serde::Deserialize;
 
-use crate::report::thousands;
-use crate::schema::SCHEMA_VERSION;
+use crate::schema::{self, Benchmark, LoadRun, ReadError, SCHEMA_VERSION, Settings, Summary};
 use crate::stats::{self, Stat, Verdict};
+use crate::text::thousands;
 use crate::usage;
 
-/// What a comparison reads from a `benchmark.json`.
-#[derive(Clone, Debug, Deserialize)]
-pub struct RunFile {
-    pub schema_version: u32,
-    #[serde(default)]
-    pub environment: EnvironmentView,
-    #[serde(default)]
-    pub settings: SettingsView,
-    #[serde(default)]
-    pub subjects: Vec<SubjectView>,
-    #[serde(default)]
-    pub summaries: Vec<SummaryView>,
-    #[serde(default)]
-    pub memory_summaries: Vec<MemoryView>,
-    /// Only how busy the machine was during each run: the raw runs themselves are not compared.
-    #[serde(default)]
-    pub runs: Vec<RunView>,
-}
-
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct EnvironmentView {
-    pub date: String,
-    pub hostname: String,
-    pub cpu_model: String,
-    pub cpus_online: usize,
-    pub kernel: String,
-    pub rustc: String,
-    pub node: String,
-    pub git_commit: String,
-    pub git_dirty: bool,
-}
-
-/// The settings that change what a figure means; when they differ between the files, the comparison says so.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[serde(default)]
-pub struct SettingsView {
-    pub tool: String,
-    pub duration_s: u64,
-    pub warmup_s: u64,
-    pub repeats: u32,
-    pub quick: bool,
-    pub pinned: bool,
-    pub loader_threads: u32,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct SubjectView {
-    pub name: String,
-    /// The fixed-response baseline: not an implementation of the contract, left out of the between-subjects ratios.
-    #[serde(default)]
-    pub get_only: bool,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct SummaryView {
-    pub subject: String,
-    pub scenario: String,
-    pub connections: u32,
-    pub requests_per_sec: Stat,
-    pub p50_ms: Stat,
-    pub p99_ms: Stat,
-    #[serde(default)]
-    pub server_cpu_us_per_request: Option<Stat>,
-    #[serde(default)]
-    pub loader_bound_runs: u32,
-    #[serde(default)]
-    pub errors: u64,
-    #[serde(default)]
-    pub non_2xx: u64,
-}
-
-/// How busy the rest of the machine was during one closed-loop run: a noisy file is often a busy machine.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct RunView {
-    pub other_cpu_percent: f64,
-    pub machine_idle: bool,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-pub struct MemoryView {
-    pub subject: String,
-    pub idle_rss_kib: Stat,
-    pub after_rss_kib: Stat,
-}
-
 /// Reads a `benchmark.json` for a comparison. Any problem with the file is the user's input: a one-line error, exit 2.
-pub fn load(path: &Path) -> Result<RunFile> {
+pub fn load(path: &Path) -> Result<Benchmark> {
     let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| usage(format!("{} is not JSON: {e}", path.display())))?;
-    match value.get("schema_version").and_then(|v| v.as_u64()) {
-        Some(v) if (1..=u64::from(SCHEMA_VERSION)).contains(&v) => {}
-        Some(v) => {
-            return Err(usage(format!(
-                "{}: schema version {v}, this fairpair compares versions 1 to {SCHEMA_VERSION}",
-                path.display()
-            )));
-        }
-        None => return Err(usage(format!("{}: no schema_version, not a fairpair benchmark file", path.display()))),
-    }
-    serde_json::from_value(value).map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))
+    let path = path.display();
+    schema::read(&text, crate::summary::summarise).map_err(|e| {
+        usage(match e {
+            ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
+            ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
+            ReadError::Version(v) => {
+                format!("{path}: schema version {v}, this fairpair compares versions 1 and {SCHEMA_VERSION}")
+            }
+            ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
+        })
+    })
 }
 
 /// The figures compared, each with the direction that counts as better.
@@ -221,7 +130,7 @@ impl Comparison {
 }
 
 /// Pairs every figure of `old` with the same figure of `new`.
-pub fn compare(old: &RunFile, new: &RunFile) -> Comparison {
+pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
     let mut out = Comparison::default();
     for o in &old.summaries {
         let Some(n) = find(&new.summaries, &o.subject, &o.scenario, o.connections) else {
@@ -292,7 +201,7 @@ pub fn compare(old: &RunFile, new: &RunFile) -> Comparison {
     out
 }
 
-fn find<'a>(s: &'a [SummaryView], subject: &str, scenario: &str, connections: u32) -> Option<&'a SummaryView> {
+fn find<'a>(s: &'a [Summary], subject: &str, scenario: &str, connections: u32) -> Option<&'a Summary> {
     s.iter().find(|x| x.subject == subject && x.scenario == scenario && x.connections == connections)
 }
 
@@ -302,7 +211,7 @@ fn kib_to_mib(s: &Stat) -> Stat {
 
 /// The comparison as Markdown: the two runs, the verdict counts, every figure, and the ratio between the first two
 /// contract subjects within each file (which is what moves when a machine changes the balance between them).
-pub fn render(old_name: &str, new_name: &str, old: &RunFile, new: &RunFile, c: &Comparison) -> String {
+pub fn render(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark, c: &Comparison) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# fairpair comparison\n");
     header(&mut md, old_name, new_name, old, new);
@@ -354,10 +263,10 @@ pub fn render(old_name: &str, new_name: &str, old: &RunFile, new: &RunFile, c: &
 }
 
 /// Where and how each file was measured, and a warning when the method differs.
-fn header(md: &mut String, old_name: &str, new_name: &str, old: &RunFile, new: &RunFile) {
+fn header(md: &mut String, old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark) {
     let _ = writeln!(md, "| | old | new |\n|---|---|---|");
     let _ = writeln!(md, "| file | `{old_name}` | `{new_name}` |");
-    let row = |md: &mut String, label: &str, f: &dyn Fn(&RunFile) -> String| {
+    let row = |md: &mut String, label: &str, f: &dyn Fn(&Benchmark) -> String| {
         let _ = writeln!(md, "| {label} | {} | {} |", f(old), f(new));
     };
     row(md, "measured", &|r| r.environment.date.clone());
@@ -398,7 +307,7 @@ fn header(md: &mut String, old_name: &str, new_name: &str, old: &RunFile, new: &
     }
 }
 
-fn method(s: &SettingsView) -> String {
+fn method(s: &Settings) -> String {
     format!(
         "{} ({} thread(s)), {}, {} s after {} s warm-up, {} repeat(s){}",
         s.tool,
@@ -412,7 +321,7 @@ fn method(s: &SettingsView) -> String {
 }
 
 /// What the rest of the machine used during the closed-loop runs, and how many runs began on a busy machine.
-fn busy(runs: &[RunView]) -> String {
+fn busy(runs: &[LoadRun]) -> String {
     if runs.is_empty() {
         return "not recorded".into();
     }
@@ -442,16 +351,16 @@ fn num(v: f64) -> String {
 
 /// The ratio between the first two contract subjects (rust / node by default) within each file: throughput and CPU
 /// per request, cell by cell. Two machines can agree on each subject's direction and still disagree on this ratio.
-fn between_subjects(md: &mut String, old: &RunFile, new: &RunFile) {
+fn between_subjects(md: &mut String, old: &Benchmark, new: &Benchmark) {
     let pair: Vec<&str> = old.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect();
     let [x, y] = pair[..] else { return };
-    let ratio = |file: &RunFile, scenario: &str, conns: u32, pick: fn(&SummaryView) -> Option<f64>| {
+    let ratio = |file: &Benchmark, scenario: &str, conns: u32, pick: fn(&Summary) -> Option<f64>| {
         let a = find(&file.summaries, x, scenario, conns).and_then(pick)?;
         let b = find(&file.summaries, y, scenario, conns).and_then(pick)?;
         (b != 0.0).then(|| a / b)
     };
-    let throughput: fn(&SummaryView) -> Option<f64> = |s| Some(s.requests_per_sec.median);
-    let cpu: fn(&SummaryView) -> Option<f64> = |s| s.server_cpu_us_per_request.as_ref().map(|c| c.median);
+    let throughput: fn(&Summary) -> Option<f64> = |s| Some(s.requests_per_sec.median);
+    let cpu: fn(&Summary) -> Option<f64> = |s| s.server_cpu_us_per_request.as_ref().map(|c| c.median);
     let mut lines = Vec::new();
     for s in old.summaries.iter().filter(|s| s.subject == x) {
         for (label, pick) in [("throughput", throughput), ("server CPU per request", cpu)] {
@@ -491,8 +400,15 @@ mod tests {
         Stat::of(v).unwrap()
     }
 
-    fn summary(subject: &str, rps: &[f64], p99: &[f64]) -> SummaryView {
-        SummaryView {
+    /// The committed run of the first machine (schema version 1): rust, node and the ceiling.
+    fn committed() -> Benchmark {
+        load(&results("epyc-2vcpu-a/benchmark.json")).unwrap()
+    }
+
+    /// A closed-loop summary of `subject` at get/50 with these throughputs and p99s; the rest as committed.
+    fn summary(subject: &str, rps: &[f64], p99: &[f64]) -> Summary {
+        let template = committed().summaries.remove(0);
+        Summary {
             subject: subject.into(),
             scenario: "get".into(),
             connections: 50,
@@ -503,22 +419,17 @@ mod tests {
             loader_bound_runs: 0,
             errors: 0,
             non_2xx: 0,
+            ..template
         }
     }
 
-    fn file(summaries: Vec<SummaryView>) -> RunFile {
-        RunFile {
-            schema_version: 1,
-            environment: EnvironmentView::default(),
-            settings: SettingsView::default(),
-            subjects: vec![
-                SubjectView { name: "rust".into(), get_only: false },
-                SubjectView { name: "node".into(), get_only: false },
-            ],
-            summaries,
-            memory_summaries: vec![],
-            runs: vec![],
-        }
+    /// The committed file with only these summaries, no memory figures and no runs.
+    fn file(summaries: Vec<Summary>) -> Benchmark {
+        let mut b = committed();
+        b.summaries = summaries;
+        b.memory_summaries.clear();
+        b.runs.clear();
+        b
     }
 
     #[test]
@@ -590,23 +501,23 @@ mod tests {
     }
 
     #[test]
-    fn a_newer_schema_with_extra_fields_is_read_if_its_version_is_known() {
-        // Fields this build does not know (as version 2 adds) are ignored; missing optional ones default.
+    fn fields_this_build_does_not_know_are_ignored_and_unknown_versions_refused() {
+        // A later version adds fields (as version 2 did): a reader of the version it knows ignores them.
         let dir = std::env::temp_dir().join(format!("fairpair-compare-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("extra.json");
-        let s = r#"{"n":3,"median":2.0,"min":1.0,"max":3.0,"cv":0.5}"#;
-        let json = format!(
-            r#"{{"schema_version":1,"loader_capacity_rps":1e5,"summaries":[{{"subject":"rust","scenario":"get",
-            "connections":50,"requests_per_sec":{s},"p50_ms":{s},"p99_ms":{s},"loader_capacity_share":0.4}}]}}"#
-        );
-        std::fs::write(&path, json).unwrap();
-        let f = load(&path).unwrap();
-        assert_eq!(f.summaries.len(), 1);
-        assert!(f.summaries[0].server_cpu_us_per_request.is_none());
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(results("epyc-2vcpu-a/benchmark.json")).unwrap()).unwrap();
+        v["loader_capacity_rps"] = serde_json::json!(1e5);
+        v["summaries"][0]["loader_capacity_share"] = serde_json::json!(0.4);
+        std::fs::write(&path, v.to_string()).unwrap();
+        assert_eq!(load(&path).unwrap().summaries.len(), 10);
         std::fs::write(&path, r#"{"schema_version":99}"#).unwrap();
         let e = load(&path).unwrap_err().to_string();
         assert!(e.contains("schema version 99"), "{e}");
+        std::fs::write(&path, r#"{"schema_version":2,"summaries":[]}"#).unwrap();
+        let e = load(&path).unwrap_err().to_string();
+        assert!(e.contains("not a fairpair benchmark file: missing field"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::process::Command;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 
@@ -181,26 +181,14 @@ pub fn first_line_of(argv: &[&str]) -> Option<String> {
     text.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
 }
 
-/// The current time as `YYYY-MM-DDTHH:MM:SSZ`, without a date crate.
+/// The current time as `YYYY-MM-DDTHH:MM:SSZ`.
 pub fn utc_now() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    format_utc(secs)
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }
 
-/// Formats seconds since the epoch as RFC 3339 UTC (Howard Hinnant's days-to-civil algorithm).
+/// Formats seconds since the epoch as RFC 3339 UTC, to the second.
 pub fn format_utc(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_secs(secs)).to_string()
 }
 
 #[cfg(test)]

@@ -3,37 +3,47 @@
 //! The harness behind `fairpair verify`, `fairpair run` and `fairpair report` (the CLI is `src/main.rs`). Data flows
 //! one way through one module per stage:
 //!
-//! - `plan.rs` — the command line resolved into a [`plan::Plan`]: subjects, scenarios, pinning, phase lengths.
+//! - `args.rs` — the command line of `fairpair run`, as clap reads it.
+//! - `plan.rs` — the command line resolved into a [`plan::Plan`]: subjects, scenarios, pinning, phase lengths, and
+//!   the time estimate.
 //! - `preflight.rs` — between the plan and the runs: verify every subject, then calibrate the plan to the machine
 //!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
-//! - `verify.rs` — the contract's cases (crate `contract`) run against a server; subjects that fail are not measured.
-//! - `subject.rs` — server processes: start, wait for the first 200, pin, stop the whole process group.
-//! - `host.rs` — where they run: this machine, or a server host over OpenSSH (`--server-host`).
-//! - `tools/` — the load tools (wrk, oha, autocannon) behind one trait, each recording its exact command.
-//! - `procstat.rs` — CPU time and memory of process trees from `/proc`.
-//! - `bench.rs` — executes the revised plan: load runs, open-loop runs, memory runs, then summaries and flags.
-//! - `stats.rs` — median, min, max, coefficient of variation, and the noise verdict.
-//! - `schema.rs` — the `benchmark.json` types (documented in `docs/benchmark-schema.md`); `env.rs` — the machine.
+//! - `execute.rs` — runs the revised plan's phases in order (load, open loop, memory) and collects the raw records;
+//!   `progress.rs` shows how far it is, weighted by the plan's estimate.
+//! - `measure.rs` — one run: a fresh subject, the load tool, `/proc` sampled around it; one raw record out.
+//! - `summary.rs` — statistics and flags, pure functions of the raw records.
 //! - `report.rs` + `charts.rs` — `benchmark.json` → `report.md` and SVG charts.
-//! - `diagnose.rs` — known signatures in the figures (Nagle, a worker limit, a backlog), told as hypotheses.
-//! - `compare.rs` — two `benchmark.json` files side by side (`fairpair report --compare OLD NEW`).
 //!
-//! Read `bench.rs` first for the method, then `tools/wrk.rs` for how a run is measured.
+//! Beside the stages: `verify.rs` (the contract's cases, crate `contract`, run against a server), `subject.rs` (server
+//! processes: start, wait for the first 200, pin, stop the whole process group), `host.rs` (where they run: this
+//! machine, or a server host over OpenSSH, `--server-host`), `tools/` (the load tools behind one
+//! trait, each recording its exact command), `procstat.rs` (CPU time and memory of process trees from `/proc`),
+//! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema.rs` (the `benchmark.json`
+//! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
+//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side), `text.rs` (how numbers and durations are written),
+//! `presets.rs` (the published studies' methods and figures).
+//!
+//! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
 
-pub mod bench;
+pub mod args;
 pub mod charts;
 pub mod compare;
 pub mod diagnose;
 pub mod env;
+pub mod execute;
 pub mod host;
+pub mod measure;
 pub mod plan;
 pub mod preflight;
 pub mod presets;
 pub mod procstat;
+pub mod progress;
 pub mod report;
 pub mod schema;
 pub mod stats;
 pub mod subject;
+pub mod summary;
+pub mod text;
 pub mod tools;
 pub mod verify;
 

@@ -13,9 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use fairpair::plan::{Plan, RunArgs, ServerSide};
+use fairpair::args::RunArgs;
+use fairpair::plan::{Plan, ServerSide};
 use fairpair::schema::FlagKind;
-use fairpair::{UsageError, bench, compare, report, verify};
+use fairpair::{UsageError, compare, execute, report, verify};
 
 #[derive(Parser)]
 #[command(
@@ -117,11 +118,10 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             // A two-host run connects first: the plan needs the server host's CPUs, and an unreachable host is
             // best told before anything else is printed. The connection lives until the run ends.
             let server = ServerSide::connect(&args)?;
-            let allowed = fairpair::procstat::allowed_cpus();
-            let plan = Plan::for_hosts(&args, allowed, server.as_ref().map(|(side, _)| side))?;
+            let plan = Plan::from_args_on(&args, server.as_ref().map(|(side, _)| side))?;
             if args.dry_run {
-                bench::announce(&plan);
-                eprintln!("fairpair: load tool: {}", plan.tool);
+                plan.announce();
+                eprintln!("fairpair: load tool: {}", plan.settings.tool);
                 for cell in &plan.cells {
                     let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
                     eprintln!(
@@ -129,16 +129,15 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
                         plan.scenarios[cell.scenario].name,
                         cell.connections,
                         names.join(" "),
-                        plan.repeats
+                        plan.settings.repeats
                     );
                 }
                 eprintln!("fairpair: open-loop tool: {}", open_loop_tool(&plan));
                 return Ok(ExitCode::SUCCESS);
             }
-            let result = bench::run(&plan, std::env::args().collect())?;
+            // `execute` has written benchmark.json, after every run and complete at the end.
+            let result = execute::run(&plan)?;
             let path = plan.out.join("benchmark.json");
-            let json = serde_json::to_string_pretty(&result)?;
-            std::fs::write(&path, json + "\n")?;
             let report = report::write(&result, &plan.out)?;
             print_summary(&result);
             eprintln!("fairpair: wrote {} and {}", path.display(), report.display());
@@ -186,10 +185,10 @@ fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Re
     Ok(if fail_on_regression && c.regressions() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// Which tool the open-loop phase will use, as `bench` chooses it: oha when it is on `PATH`, else autocannon (at the
+/// Which tool the open-loop phase will use, as `execute` chooses it: oha when it is on `PATH`, else autocannon (at the
 /// rates it can hold), else none. Printed by `--dry-run`, so a setup can be checked without a run.
 fn open_loop_tool(plan: &Plan) -> &'static str {
-    if plan.open_loop_fractions.is_empty() {
+    if plan.settings.open_loop_fractions.is_empty() {
         "none: the open-loop phase is disabled (--open-loop-rates 0)"
     } else if fairpair::tools::installed("oha") {
         "oha (latencies corrected for coordinated omission)"
@@ -225,7 +224,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             s.subject,
             s.scenario,
             s.connections,
-            report::thousands(s.requests_per_sec.median),
+            fairpair::text::thousands(s.requests_per_sec.median),
             s.loader_capacity_share_percent.map_or("—".into(), |p| format!("{p:.0}")),
             s.p50_ms.median,
             s.p99_ms.median,

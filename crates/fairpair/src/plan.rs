@@ -7,146 +7,17 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use clap::Args;
 
+use crate::args::RunArgs;
 use crate::host::{Connection, Host, SshHost};
-use crate::preflight;
 use crate::procstat;
-use crate::schema::ExpectedStatus;
+use crate::schema::{ExpectedStatus, MAX_MAX_USERS, MIN_MAX_USERS, Settings};
 use crate::subject::{Kind, StartOptions, SubjectSpec};
+use crate::text::minutes;
 use crate::usage;
 
 /// The body of the `post` scenario: one new user per request.
 pub const POST_BODY: &str = r#"{"name":"Bench User","email":"bench@example.com"}"#;
-
-/// Store capacity limits of the servers (`--max-users`). The size a POST run uses is chosen in preflight, from
-/// the POST rate measured on this machine (`preflight::size_store`).
-pub const MIN_MAX_USERS: u64 = 10_000;
-pub const MAX_MAX_USERS: u64 = 16_777_216;
-
-#[derive(Args, Clone, Debug)]
-pub struct RunArgs {
-    /// Built-in subjects, comma-separated: rust, node, go, ceiling, rust-multi, node-cluster, go-multi
-    /// [default: rust,node,ceiling, plus rust-multi and node-cluster when the server side has ≥ 2 CPUs].
-    #[arg(long, value_delimiter = ',')]
-    pub subjects: Option<Vec<String>>,
-    /// A subject of your own: NAME='COMMAND with {port}' (repeatable). It is verified first.
-    #[arg(long = "subject", value_name = "NAME=COMMAND")]
-    pub custom_subjects: Vec<String>,
-    /// Scenarios, comma-separated: get (GET /users/500), post (POST /users), hello (GET /) [default: get,post].
-    #[arg(long, value_delimiter = ',')]
-    pub scenarios: Option<Vec<String>>,
-    /// A scenario of your own: NAME=METHOD:PATH[:BODY_FILE][:STATUS] (repeatable; a body is sent as
-    /// application/json; STATUS, three digits, is the status every response must have [default: any 2xx]).
-    #[arg(long = "scenario", value_name = "NAME=METHOD:PATH[:BODY_FILE][:STATUS]")]
-    pub custom_scenarios: Vec<String>,
-    /// Connection counts, comma-separated [default: 50,300].
-    #[arg(long, value_delimiter = ',')]
-    pub connections: Option<Vec<u32>>,
-    /// Seconds per measured run [default: 15; --quick: 2].
-    #[arg(long)]
-    pub duration: Option<u64>,
-    /// Seconds of discarded warm-up load before each measured run [default: 5; --quick: 1].
-    #[arg(long)]
-    pub warmup: Option<u64>,
-    /// Measured runs per subject and cell [default: 3; --quick: 1].
-    #[arg(long)]
-    pub repeats: Option<u32>,
-    /// Short runs, one repeat: a smoke test of the whole pipeline in under two minutes.
-    #[arg(long)]
-    pub quick: bool,
-    /// One of the published studies, reproduced with its own method: article, wrk, ab-hello, bombardier, or
-    /// fairpair (today's defaults). It only sets defaults: every flag given on the command line wins.
-    #[arg(long, value_enum)]
-    pub preset: Option<crate::presets::Preset>,
-    /// Load tool for the closed-loop runs: wrk, oha, autocannon, ab or bombardier [default: wrk].
-    #[arg(long)]
-    pub tool: Option<String>,
-    /// Do not pin server and load generator to CPUs (the article's method).
-    #[arg(long)]
-    pub no_pin: bool,
-    /// CPUs for the servers, e.g. 0 or 0-3 [default: the first half of the allowed CPUs].
-    #[arg(long)]
-    pub server_cpus: Option<String>,
-    /// CPUs for the load generator [default: the other half].
-    #[arg(long)]
-    pub loader_cpus: Option<String>,
-    /// Output directory for benchmark.json, report.md and the charts.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
-    /// Open-loop rates as fractions of the slowest subject's GET throughput, comma-separated; 0 disables the phase.
-    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8")]
-    pub open_loop_rates: Vec<f64>,
-    /// Seconds per open-loop run [default: 10; --quick: 2].
-    #[arg(long)]
-    pub open_loop_duration: Option<u64>,
-    /// Memory runs per subject (fresh process each) [default: 3; --quick: 1]; 0 disables the phase.
-    #[arg(long)]
-    pub memory_repeats: Option<u32>,
-    /// Seconds of the GET load between the idle and the after-load memory samples [default: 10; --quick: 2].
-    #[arg(long)]
-    pub memory_duration: Option<u64>,
-    /// Connections of the memory phase's load.
-    #[arg(long, default_value_t = 300)]
-    pub memory_connections: u32,
-    /// --max-users of the servers in POST runs, instead of sizing it in preflight from a measured POST rate
-    /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
-    #[arg(long)]
-    pub post_max_users: Option<u64>,
-    /// Measure subjects that fail verification (the report marks them unverified).
-    #[arg(long)]
-    pub allow_unverified: bool,
-    /// The subject every ratio is taken against [default: the first built-in subject that implements the API].
-    #[arg(long)]
-    pub baseline: Option<String>,
-    /// Contract level to verify the subjects at: `api` or `full` [default: api for custom subjects, full for the
-    /// built-in ones, which implement the whole contract].
-    #[arg(long)]
-    pub level: Option<contract::Level>,
-    /// Path of the Rust server binary [default: users-server next to this executable].
-    #[arg(long)]
-    pub users_server: Option<PathBuf>,
-    /// Path of the ceiling binary [default: ceiling next to this executable].
-    #[arg(long)]
-    pub ceiling: Option<PathBuf>,
-    /// Path of the Go server binary [default: ../go/users-server-go from this executable, as scripts/build-go
-    /// writes it].
-    #[arg(long)]
-    pub go_server: Option<PathBuf>,
-    /// Path of the Node server script [default: servers-node/server.js of the project this executable was built in
-    /// (found from its own path, so that fairpair runs from any directory), else of the current directory].
-    #[arg(long)]
-    pub node_server: Option<PathBuf>,
-    /// The node executable.
-    #[arg(long, default_value = "node")]
-    pub node: String,
-    /// Path a custom subject answers 200 on once it is ready.
-    #[arg(long, default_value = "/")]
-    pub ready_path: String,
-    /// Seconds a subject may take to print its start-up line and answer its first 200.
-    #[arg(long, default_value_t = 15)]
-    pub start_timeout: u64,
-    /// Most seconds to wait before each run for the machine to be idle [default: 3; --quick: 0.5].
-    #[arg(long)]
-    pub idle_wait: Option<f64>,
-    /// The machine counts as idle when other processes use less than this percentage of all its CPUs.
-    #[arg(long, default_value_t = 10.0)]
-    pub idle_threshold: f64,
-    /// Print the plan and its time estimate, and exit without running anything.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Start, pin, sample and stop the subjects on another machine, reached over ssh as [USER@]HOST; the load
-    /// generator stays on this one (docs/two-hosts.md).
-    #[arg(long, value_name = "[USER@]HOST")]
-    pub server_host: Option<String>,
-    /// With --server-host: the project's checkout on the server host, where its servers are built (the binaries
-    /// are taken from the same target/PROFILE directory as this fairpair's, e.g. target/release).
-    #[arg(long, value_name = "PATH", requires = "server_host")]
-    pub server_dir: Option<String>,
-    /// With --server-host: an ssh configuration file, passed as `ssh -F FILE` [default: ssh's own].
-    #[arg(long, value_name = "FILE", requires = "server_host")]
-    pub ssh_config: Option<PathBuf>,
-}
 
 /// A request pattern to load.
 #[derive(Clone, Debug, PartialEq)]
@@ -169,14 +40,21 @@ impl Scenario {
         !matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS")
     }
 
-    pub fn builtin(name: &str, method: &str, path: &str, body: Option<&str>) -> Scenario {
-        Scenario {
+    /// The built-in scenarios, by name: the one place they are defined.
+    pub fn builtin(name: &str) -> Option<Scenario> {
+        let (method, path, body) = match name {
+            "get" => ("GET", "/users/500", None),
+            "post" => ("POST", "/users", Some(POST_BODY)),
+            "hello" => ("GET", "/", None),
+            _ => return None,
+        };
+        Some(Scenario {
             name: name.into(),
             method: method.into(),
             path: path.into(),
             body: body.map(String::from),
             expected: ExpectedStatus::Success,
-        }
+        })
     }
 }
 
@@ -189,42 +67,22 @@ pub struct Cell {
     pub subjects: Vec<usize>,
 }
 
+/// What `fairpair run` will do.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// The settings as `benchmark.json` records them, built once here from the command line. Preflight revises one of
+    /// them (`post_max_users`, the store of the POST runs); `execute` copies them into the results as they are.
+    pub settings: Settings,
     pub subjects: Vec<SubjectSpec>,
     pub scenarios: Vec<Scenario>,
-    pub connections: Vec<u32>,
     pub cells: Vec<Cell>,
-    pub tool: String,
-    pub duration_s: u64,
-    pub warmup_s: u64,
-    pub repeats: u32,
-    pub quick: bool,
-    pub pinned: bool,
-    pub server_cpus: Vec<usize>,
-    pub loader_cpus: Vec<usize>,
-    pub loader_threads: u32,
-    pub open_loop_fractions: Vec<f64>,
     /// Whether an open-loop tool (oha or autocannon) is installed: without one the phase is skipped, so it is not
     /// estimated either.
     pub open_loop_tool: bool,
-    pub open_loop_duration_s: u64,
-    pub memory_repeats: u32,
-    pub memory_duration_s: u64,
-    pub memory_connections: u32,
-    pub memory_settle_ms: u64,
-    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
-    /// chosen by preflight from the POST rate it measures (the revised plan has it).
-    pub post_max_users: Option<u64>,
     /// The ceiling binary when it exists: preflight loads it to measure the loader's capacity.
     pub capacity_target: Option<PathBuf>,
     /// Seconds of each preflight calibration run (loader capacity, POST rate).
     pub calibration_s: u64,
-    pub idle_wait_max_s: f64,
-    pub idle_threshold_percent: f64,
-    pub allow_unverified: bool,
-    /// `--baseline`, checked to name a subject; `None` lets the report choose (see `report::baseline`).
-    pub baseline: Option<String>,
     /// `--level`, when given; otherwise each subject's own default (see [`Plan::level_for`]).
     pub level: Option<contract::Level>,
     pub start_timeout_s: u64,
@@ -239,10 +97,59 @@ pub struct Plan {
 pub const RUN_OVERHEAD_S: f64 = 1.5;
 /// Seconds to verify one subject (two server starts and 200-odd cases).
 const VERIFY_S: f64 = 4.0;
+/// Discarded warm-up before each preflight calibration measurement.
+pub const CALIBRATION_WARMUP_S: u64 = 1;
+
+/// Where the servers and the load generator run.
+struct Pinning {
+    server_cpus: Vec<usize>,
+    loader_cpus: Vec<usize>,
+    pinned: bool,
+    loader_threads: u32,
+}
+
+/// The programs of the built-in subjects, as found (or given) before any is checked to exist.
+struct Programs {
+    users_server: PathBuf,
+    ceiling: PathBuf,
+    go_server: PathBuf,
+    node_server: PathBuf,
+    node: String,
+    /// On a server host: its name, and those of the paths above that are not files there (looked for in one
+    /// command). `None`: they are on this machine.
+    remote: Option<(String, Vec<String>)>,
+}
+
+impl Programs {
+    /// The path of a program, checked to exist where it will run.
+    fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
+        match &self.remote {
+            None => existing(path, what, hint),
+            Some((host, missing)) if missing.iter().any(|m| Path::new(m) == path) => {
+                Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display())))
+            }
+            Some(_) => Ok(path.display().to_string()),
+        }
+    }
+}
+
+/// The phase lengths and repeat counts, with `--quick`'s defaults where the command line left them open.
+struct Lengths {
+    duration_s: u64,
+    warmup_s: u64,
+    repeats: u32,
+}
 
 impl Plan {
     pub fn from_args(args: &RunArgs) -> Result<Plan> {
-        Plan::for_cpus(args, procstat::allowed_cpus())
+        Plan::from_args_on(args, None)
+    }
+
+    /// The plan of a run whose subjects run on `server` (a connected server host), or here without one.
+    pub fn from_args_on(args: &RunArgs, server: Option<&ServerSide>) -> Result<Plan> {
+        let mut plan = Plan::for_hosts(args, procstat::allowed_cpus(), server)?;
+        plan.settings.argv = std::env::args().collect();
+        Ok(plan)
     }
 
     /// The plan on a machine whose allowed CPUs are `allowed`: `from_args` passes this process's own, tests pass a
@@ -251,277 +158,30 @@ impl Plan {
         Plan::for_hosts(args, allowed, None)
     }
 
-    /// The plan of a two-host run (`server` is the connected server host) or, without one, of a run on this machine.
+    /// [`Plan::for_cpus`], the subjects on `server` when there is one: each side pinned on its own host's CPUs, the
+    /// programs looked for on the server host.
     pub fn for_hosts(args: &RunArgs, allowed: Vec<usize>, server: Option<&ServerSide>) -> Result<Plan> {
         let mut args = args.clone();
         if let Some(preset) = args.preset {
             preset.apply(&mut args);
         }
         let args = &args;
-        let tool = args.tool.clone().unwrap_or_else(|| "wrk".to_string());
-        let q = args.quick;
-        let duration_s = args.duration.unwrap_or(if q { 2 } else { 15 });
-        let warmup_s = args.warmup.unwrap_or(if q { 1 } else { 5 });
-        let repeats = args.repeats.unwrap_or(if q { 1 } else { 3 });
-        if duration_s == 0 || repeats == 0 {
-            return Err(usage("--duration and --repeats must be at least 1"));
-        }
-        // Values that cannot mean anything are refused rather than quietly raised, so that the report never
-        // describes a run the user did not ask for.
-        if args.memory_connections == 0 || args.start_timeout == 0 {
-            return Err(usage("--memory-connections and --start-timeout must be at least 1"));
-        }
-        if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
-            return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
-        }
-        if crate::tools::by_name(&tool).is_none() {
-            return Err(usage(format!("unknown load tool {:?} (expected {})", tool, crate::tools::NAMES.join(", "))));
-        }
+        let lengths = check_values(args)?;
         let mut skipped = Vec::new();
-
-        // Pinning: disjoint CPU sets for servers and load generator.
-        let cpu_list = |flag: &str, text: &str| -> Result<Vec<usize>> {
-            let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
-            if let Some(c) = cpus.iter().find(|c| !allowed.contains(c)) {
-                return Err(usage(format!(
-                    "{flag}: CPU {c} is not available (allowed: {})",
-                    procstat::format_cpu_list(&allowed)
-                )));
-            }
-            Ok(cpus)
+        let (pinning, programs) = match server {
+            Some(side) => (two_host_pinning(args, &allowed, &side.cpus)?, side.programs(args)?),
+            None => (pinning(args, &allowed, &mut skipped)?, programs(args)),
         };
-        let half = (allowed.len() / 2).max(1);
-        let (server_cpus, loader_cpus, pinned) = if let Some(side) = server {
-            two_host_pinning(args, &allowed, &side.cpus)?
-        } else if args.no_pin {
-            if args.server_cpus.is_some() || args.loader_cpus.is_some() {
-                return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
-            }
-            (allowed.clone(), allowed.clone(), false)
-        } else {
-            let server = match &args.server_cpus {
-                Some(t) => cpu_list("--server-cpus", t)?,
-                None => allowed[..half].to_vec(),
-            };
-            let loader = match &args.loader_cpus {
-                Some(t) => cpu_list("--loader-cpus", t)?,
-                None => allowed.iter().copied().filter(|c| !server.contains(c)).collect(),
-            };
-            if loader.is_empty() {
-                skipped.push(format!(
-                    "pinning: only {} CPU available, so server and load generator share it (figures are a lower bound)",
-                    allowed.len()
-                ));
-                (server.clone(), server, false)
-            } else {
-                if server.iter().any(|c| loader.contains(c)) {
-                    return Err(usage("--server-cpus and --loader-cpus overlap"));
-                }
-                (server, loader, true)
-            }
-        };
-        let server_n = server_cpus.len() as u32;
-        // On two hosts the loader has this machine to itself, pinned or not.
-        let loader_threads =
-            if pinned || server.is_some() { loader_cpus.len() as u32 } else { (allowed.len() as u32 / 2).max(1) };
-
-        // Subjects.
-        let exe_dir = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
-        let sibling = |name: &str, given: &Option<PathBuf>| -> PathBuf {
-            given.clone().unwrap_or_else(|| exe_dir.as_deref().unwrap_or(Path::new(".")).join(name))
-        };
-        let users_server = sibling("users-server", &args.users_server);
-        let ceiling = sibling("ceiling", &args.ceiling);
-        let go_server = sibling("../go/users-server-go", &args.go_server);
-        let node_server = args.node_server.clone().unwrap_or_else(|| {
-            let exe = std::env::current_exe().ok();
-            project_file(exe.as_deref(), Path::new("servers-node/server.js"))
-        });
-        // On a server host the programs are there, under --server-dir, and are looked for there in one command.
-        let (users_server, ceiling, go_server, node_server, missing) = match server {
-            Some(side) => side.programs(args)?,
-            None => (users_server, ceiling, go_server, node_server, Vec::new()),
-        };
-        let existing = |path: &Path, what: &str, hint: &str| match server {
-            Some(side) if missing.iter().any(|m| Path::new(m) == path) => {
-                Err(usage(format!("{what} not found at {} on {} ({hint}, there)", path.display(), side.host.label())))
-            }
-            Some(_) => Ok(path.display().to_string()),
-            None => existing(path, what, hint),
-        };
-        let capacity_target = existing(&ceiling, "", "").is_ok().then(|| ceiling.clone());
-        let multi_ok = server_n >= 2;
-        let names: Vec<String> = match &args.subjects {
-            Some(list) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
-            None => {
-                let mut v = vec!["rust".to_string(), "node".into(), "ceiling".into()];
-                if multi_ok {
-                    v.extend(["rust-multi".to_string(), "node-cluster".into()]);
-                } else {
-                    skipped.push(format!(
-                        "rust-multi and node-cluster: the server side has {server_n} CPU, and multi-worker subjects \
-                         need at least 2 to mean anything (give --server-cpus with 2 or more CPUs)"
-                    ));
-                }
-                v
-            }
-        };
-        if args.subjects.is_some() && names.is_empty() && args.custom_subjects.is_empty() {
-            return Err(usage("--subjects is empty"));
-        }
-        let mut subjects = Vec::new();
-        for name in &names {
-            let builtin = |program: Vec<String>, workers: u32, contract: bool| SubjectSpec {
-                name: name.clone(),
-                kind: Kind::Builtin { program, accepts_max_users: contract, implements_contract: contract },
-                workers: Some(workers),
-                get_only: !contract,
-                ready_path: "/health".into(),
-                per_worker_store: false,
-            };
-            let rust = || -> Result<Vec<String>> {
-                Ok(vec![existing(&users_server, "the Rust server", "cargo build --release -p users-server")?])
-            };
-            let node = || -> Result<Vec<String>> {
-                Ok(vec![args.node.clone(), existing(&node_server, "the Node server", "check --node-server")?])
-            };
-            let go = || -> Result<Vec<String>> {
-                Ok(vec![existing(&go_server, "the Go server", "build it with scripts/build-go, or give --go-server")?])
-            };
-            let spec = match name.as_str() {
-                "rust" => builtin(rust()?, 1, true),
-                // GOMAXPROCS=1 (`--workers 1`): like with like against one tokio worker and one Node process.
-                "go" => builtin(go()?, 1, true),
-                "node" => builtin(node()?, 1, true),
-                "ceiling" => builtin(
-                    vec![existing(&ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
-                    1,
-                    false,
-                ),
-                "rust-multi" | "node-cluster" | "go-multi" if !multi_ok => {
-                    skipped.push(format!("{name}: the server side has {server_n} CPU; it needs at least 2"));
-                    continue;
-                }
-                "rust-multi" => builtin(rust()?, server_n, true),
-                "go-multi" => builtin(go()?, server_n, true),
-                "node-cluster" => SubjectSpec { per_worker_store: true, ..builtin(node()?, server_n, true) },
-                other => {
-                    return Err(usage(format!(
-                        "unknown subject {other:?} (built-in: rust, node, go, ceiling, rust-multi, node-cluster, go-multi; \
-                         add your own with --subject NAME='COMMAND with {{port}}')"
-                    )));
-                }
-            };
-            if !subjects.iter().any(|s: &SubjectSpec| s.name == spec.name) {
-                subjects.push(spec);
-            }
-        }
-        for text in &args.custom_subjects {
-            let (name, command) = text
-                .split_once('=')
-                .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
-            let name = name.trim();
-            check_name("--subject", name)?;
-            if subjects.iter().any(|s| s.name == name) {
-                return Err(usage(format!("--subject {name}: a subject of that name already exists")));
-            }
-            // A URL: a service that is already running, which the harness loads but does not start.
-            if command.starts_with("http://") {
-                let addr = crate::verify::parse_url(command)?;
-                subjects.push(SubjectSpec {
-                    name: name.to_string(),
-                    kind: Kind::External { url: command.trim_end_matches('/').to_string(), addr },
-                    workers: None,
-                    get_only: false,
-                    ready_path: args.ready_path.clone(),
-                    per_worker_store: false,
-                });
-                continue;
-            }
-            if !command.contains("{port}") {
-                return Err(usage(format!("--subject {name}: the command must contain {{port}}")));
-            }
-            if subjects.iter().any(|s| s.name == name) {
-                return Err(usage(format!("--subject {name}: a subject of that name already exists")));
-            }
-            subjects.push(SubjectSpec {
-                name: name.to_string(),
-                kind: Kind::Custom { template: command.to_string() },
-                workers: None,
-                get_only: false,
-                ready_path: args.ready_path.clone(),
-                per_worker_store: false,
-            });
-        }
-        if subjects.is_empty() {
-            return Err(usage("no subject left to measure"));
-        }
-        let baseline = match &args.baseline {
-            Some(name) if subjects.iter().any(|s| &s.name == name && !s.get_only) => Some(name.clone()),
-            Some(name) => {
-                let names: Vec<&str> = subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
-                return Err(usage(format!(
-                    "--baseline {name}: not a subject of this run that implements the API (one of: {})",
-                    names.join(", ")
-                )));
-            }
-            None => None,
-        };
-
-        // Scenarios.
-        let mut scenarios = Vec::new();
-        let scenario_names = args.scenarios.clone().unwrap_or_else(|| vec!["get".into(), "post".into()]);
-        for name in scenario_names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
-            let s = match name {
-                "get" => Scenario::builtin("get", "GET", "/users/500", None),
-                "post" => Scenario::builtin("post", "POST", "/users", Some(POST_BODY)),
-                "hello" => Scenario::builtin("hello", "GET", "/", None),
-                other => {
-                    return Err(usage(format!(
-                        "unknown scenario {other:?} (built-in: get, post, hello; add your own with \
-                         --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])"
-                    )));
-                }
-            };
-            if !scenarios.contains(&s) {
-                scenarios.push(s);
-            }
-        }
-        for text in &args.custom_scenarios {
-            let s = parse_scenario(text)?;
-            if scenarios.iter().any(|x| x.name == s.name) {
-                return Err(usage(format!("--scenario {}: a scenario of that name already exists", s.name)));
-            }
-            scenarios.push(s);
-        }
-        if scenarios.is_empty() {
-            return Err(usage("no scenario to run"));
-        }
-
+        let capacity_target = programs.existing(&programs.ceiling, "", "").is_ok().then(|| programs.ceiling.clone());
+        let server_n = pinning.server_cpus.len() as u32;
+        let subjects = subjects(args, &programs, server_n, &mut skipped)?;
+        let baseline = baseline(args, &subjects)?;
+        let scenarios = scenarios(args)?;
         let connections = args.connections.clone().unwrap_or_else(|| vec![50, 300]);
         if connections.is_empty() || connections.iter().any(|&c| c == 0 || c > 10_000) {
             return Err(usage("--connections: each count must be 1 to 10000"));
         }
-
-        // Cells: the ceiling is a GET-only baseline.
-        let mut cells = Vec::new();
-        for (si, scenario) in scenarios.iter().enumerate() {
-            let members: Vec<usize> =
-                (0..subjects.len()).filter(|&i| scenario.is_get() || !subjects[i].get_only).collect();
-            for s in subjects.iter().filter(|s| s.get_only && !scenario.is_get()) {
-                skipped.push(format!(
-                    "{} on {}: a fixed-response baseline is measured on GET scenarios only",
-                    s.name, scenario.name
-                ));
-            }
-            if members.is_empty() {
-                continue;
-            }
-            for &c in &connections {
-                cells.push(Cell { scenario: si, connections: c, subjects: members.clone() });
-            }
-        }
-
+        let cells = cells(&scenarios, &subjects, &connections, &mut skipped);
         if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
             return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
         }
@@ -529,36 +189,16 @@ impl Plan {
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
         }
-
+        let q = args.quick;
         Ok(Plan {
+            settings: settings(args, lengths, pinning, connections, open_loop_fractions, baseline),
             subjects,
             scenarios,
-            connections,
             cells,
-            tool,
-            duration_s,
-            warmup_s,
-            repeats,
-            quick: q,
-            pinned,
-            server_cpus,
-            loader_cpus,
-            loader_threads,
-            open_loop_fractions,
             open_loop_tool: crate::tools::installed("oha") || crate::tools::installed("autocannon"),
-            open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-            memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
-            memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-            memory_connections: args.memory_connections,
-            memory_settle_ms: if q { 300 } else { 1000 },
-            post_max_users: args.post_max_users,
             capacity_target,
             calibration_s: if q { 1 } else { 3 },
-            idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
-            idle_threshold_percent: args.idle_threshold,
-            allow_unverified: args.allow_unverified,
             level: args.level,
-            baseline,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
             server_host: server.map_or(Host::Local, |s| s.host.clone()),
@@ -566,15 +206,70 @@ impl Plan {
         })
     }
 
+    /// Prints what the plan will do and how long it should take (on stderr, before anything runs).
+    pub fn announce(&self) {
+        let plan = self;
+        let e = plan.estimate();
+        eprintln!(
+            "fairpair: {} subjects, {} load runs ({} s + {} s warm-up each), {} open-loop runs, {} memory runs",
+            plan.subjects.len(),
+            plan.load_runs(),
+            plan.settings.duration_s,
+            plan.settings.warmup_s,
+            plan.open_loop_runs(),
+            plan.memory_runs()
+        );
+        eprintln!(
+            "fairpair: estimated {} (preflight {}, load {}, open-loop {}, memory {})",
+            minutes(e.total()),
+            minutes(e.preflight),
+            minutes(e.load),
+            minutes(e.open_loop),
+            minutes(e.memory)
+        );
+        if let Some(note) = e.dominant_note() {
+            eprintln!("fairpair: {note}");
+        }
+        if !plan.open_loop_tool && !plan.settings.open_loop_fractions.is_empty() {
+            eprintln!(
+                "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
+            );
+        }
+        if plan.settings.pinned && !plan.server_host.is_local() {
+            eprintln!(
+                "fairpair: servers on CPU {} of the {}, load generator on CPU {} of this machine",
+                procstat::format_cpu_list(&plan.settings.server_cpus),
+                plan.server_host.label(),
+                procstat::format_cpu_list(&plan.settings.loader_cpus)
+            );
+        } else if plan.settings.pinned {
+            eprintln!(
+                "fairpair: servers on CPU {}, load generator on CPU {}",
+                procstat::format_cpu_list(&plan.settings.server_cpus),
+                procstat::format_cpu_list(&plan.settings.loader_cpus)
+            );
+        }
+        match plan.post_max_users() {
+            _ if !plan.scenarios.iter().any(Scenario::writes) => {}
+            Some(given) => eprintln!("fairpair: the store of POST runs is --max-users {given} (--post-max-users)"),
+            None => eprintln!(
+                "fairpair: the store of POST runs (--max-users) is sized in preflight from the POST rate measured there"
+            ),
+        }
+        for s in &plan.skipped {
+            eprintln!("fairpair: skipped: {s}");
+        }
+    }
+
     /// Number of closed-loop runs.
     pub fn load_runs(&self) -> usize {
-        self.cells.iter().map(|c| c.subjects.len()).sum::<usize>() * self.repeats as usize
+        self.cells.iter().map(|c| c.subjects.len()).sum::<usize>() * self.settings.repeats as usize
     }
 
     /// Subjects that take part in the open-loop phase (those measured on `get` at the lowest connection count).
     pub fn open_loop_runs(&self) -> usize {
         if self.open_loop_tool && self.scenarios.iter().any(|s| s.name == "get") {
-            self.subjects.len() * self.open_loop_fractions.len()
+            self.subjects.len() * self.settings.open_loop_fractions.len()
         } else {
             0
         }
@@ -582,22 +277,61 @@ impl Plan {
 
     /// Memory runs start a fresh process each, so a running service (`--subject NAME=http://…`) has none.
     pub fn memory_runs(&self) -> usize {
-        self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.memory_repeats as usize
+        self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.settings.memory_repeats as usize
     }
 
-    /// Estimated seconds for each phase.
+    /// Estimated seconds for each phase, and for one run of each (the progress display's weights).
     pub fn estimate(&self) -> Estimate {
-        let idle = self.idle_wait_max_s / 2.0;
+        let idle = self.settings.idle_wait_max_s / 2.0;
         let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
-        let calibration = preflight::calibration_runs(self) as f64
-            * ((preflight::CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
-        let load = self.load_runs() as f64 * (self.warmup_s + self.duration_s) as f64
-            + self.load_runs() as f64 * (RUN_OVERHEAD_S + idle);
-        let open =
-            self.open_loop_runs() as f64 * ((self.warmup_s + self.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle);
-        let memory = self.memory_runs() as f64
-            * (self.memory_duration_s as f64 + self.memory_settle_ms as f64 / 1000.0 + RUN_OVERHEAD_S + idle);
-        Estimate { preflight: verify + calibration, load, open_loop: open, memory }
+        let calibration =
+            self.calibration_runs() as f64 * ((CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
+        let per_run = PerRun {
+            load: (self.settings.warmup_s + self.settings.duration_s) as f64 + RUN_OVERHEAD_S + idle,
+            open_loop: (self.settings.warmup_s + self.settings.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle,
+            memory: self.settings.memory_duration_s as f64
+                + self.settings.memory_settle_ms as f64 / 1000.0
+                + RUN_OVERHEAD_S
+                + idle,
+        };
+        Estimate {
+            preflight: verify + calibration,
+            load: self.load_runs() as f64 * per_run.load,
+            open_loop: self.open_loop_runs() as f64 * per_run.open_loop,
+            memory: self.memory_runs() as f64 * per_run.memory,
+            per_run,
+        }
+    }
+
+    /// Number of calibration measurements preflight will make (for the estimate): the loader's capacity on every
+    /// cell when the ceiling exists, and the POST rate of every subject whose store a writing scenario fills.
+    pub fn calibration_runs(&self) -> usize {
+        let capacity = if self.capacity_target.is_some() { self.capacity_cells().len() } else { 0 };
+        capacity + self.post_subjects().len()
+    }
+
+    /// The distinct (scenario, connections) cells of the plan: the loader's capacity depends on both (more
+    /// connections cost it more per request; a POST sends a body).
+    pub fn capacity_cells(&self) -> Vec<(&Scenario, u32)> {
+        self.cells.iter().map(|c| (&self.scenarios[c.scenario], c.connections)).collect()
+    }
+
+    /// The first scenario that writes to the store (`post` by default), if the plan has one.
+    pub fn writing_scenario(&self) -> Option<&Scenario> {
+        self.cells.iter().map(|c| &self.scenarios[c.scenario]).find(|s| s.writes())
+    }
+
+    /// Indices of the subjects whose store a writing scenario fills.
+    pub fn post_subjects(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for cell in self.cells.iter().filter(|c| self.scenarios[c.scenario].writes()) {
+            for &i in &cell.subjects {
+                if self.subjects[i].accepts_max_users() && !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+        out
     }
 
     pub fn estimate_total(&self) -> f64 {
@@ -640,7 +374,7 @@ impl Plan {
         StartOptions {
             header_timeout_ms: None,
             max_users,
-            cpus: self.pinned.then_some(self.server_cpus.as_slice()),
+            cpus: self.settings.pinned.then_some(self.settings.server_cpus.as_slice()),
             timeout: std::time::Duration::from_secs(self.start_timeout_s),
             host: &self.server_host,
         }
@@ -648,12 +382,12 @@ impl Plan {
 
     /// How many CPUs the load generator could use, the denominator of its CPU percentage.
     pub fn loader_cpu_count(&self, tool: &dyn crate::tools::LoadTool) -> f64 {
-        if self.pinned {
-            self.loader_cpus.len() as f64
+        if self.settings.pinned {
+            self.settings.loader_cpus.len() as f64
         } else if tool.name() == "autocannon" {
             1.0 // One Node process: one core is all it can use.
         } else {
-            f64::from(self.loader_threads)
+            f64::from(self.settings.loader_threads)
         }
     }
 
@@ -669,25 +403,43 @@ impl Plan {
             .find(|s| s.name == "get")
             .or_else(|| self.scenarios.iter().find(|s| s.is_get()))
             .cloned()
-            .unwrap_or_else(|| Scenario::builtin("get", "GET", "/users/500", None))
+            .unwrap_or_else(|| Scenario::builtin("get").expect("get is a built-in scenario"))
     }
 
     /// The CPUs a load tool is pinned to, when pinning.
     pub fn loader_pin(&self) -> Option<&[usize]> {
-        self.pinned.then_some(self.loader_cpus.as_slice())
+        self.settings.pinned.then_some(self.settings.loader_cpus.as_slice())
+    }
+
+    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
+    /// chosen by preflight from the POST rate it measures (the revised plan has it). `benchmark.json` records it as
+    /// `settings.post_max_users`, 0 when there was none to choose.
+    pub fn post_max_users(&self) -> Option<u64> {
+        (self.settings.post_max_users > 0).then_some(self.settings.post_max_users)
     }
 
     /// The store size of a run of `scenario` on `spec`: only runs that write, on servers that take `--max-users`.
     pub fn max_users_for(&self, spec: &SubjectSpec, scenario: &Scenario) -> Option<u64> {
-        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users.unwrap_or(MAX_MAX_USERS))
+        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users().unwrap_or(MAX_MAX_USERS))
     }
 }
 
 /// Estimated seconds per phase of a run.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Estimate {
     /// Verification and calibration.
     pub preflight: f64,
+    pub load: f64,
+    pub open_loop: f64,
+    pub memory: f64,
+    /// Seconds of one run of each phase: the phases above are these times their run counts, and the progress
+    /// display advances by them, so that the bar and the printed estimate are one computation.
+    pub per_run: PerRun,
+}
+
+/// Estimated seconds of one run of each phase, the harness's own time around it (start, idle wait, stop) included.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PerRun {
     pub load: f64,
     pub open_loop: f64,
     pub memory: f64,
@@ -718,6 +470,324 @@ impl Estimate {
             self.load, total, seconds
         ))
     }
+}
+
+/// The settings of a plan, from the command line and what the plan resolved (CPUs, connections, rates, baseline).
+/// `post_max_users` is 0 until preflight sizes the store (or `--post-max-users` gives it); `argv` is filled in by
+/// [`Plan::from_args`].
+fn settings(
+    args: &RunArgs,
+    lengths: Lengths,
+    pinning: Pinning,
+    connections: Vec<u32>,
+    open_loop_fractions: Vec<f64>,
+    baseline: Option<String>,
+) -> Settings {
+    let q = args.quick;
+    Settings {
+        tool: args.tool.clone().unwrap_or_else(|| "wrk".to_string()),
+        open_loop_connections: connections.iter().copied().min().unwrap_or(50),
+        connections,
+        duration_s: lengths.duration_s,
+        warmup_s: lengths.warmup_s,
+        repeats: lengths.repeats,
+        quick: q,
+        pinned: pinning.pinned,
+        server_cpus: pinning.server_cpus,
+        loader_cpus: pinning.loader_cpus,
+        loader_threads: pinning.loader_threads,
+        idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
+        idle_threshold_percent: args.idle_threshold,
+        post_max_users: args.post_max_users.unwrap_or(0),
+        open_loop_fractions,
+        open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
+        memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
+        memory_connections: args.memory_connections,
+        memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
+        memory_settle_ms: if q { 300 } else { 1000 },
+        allow_unverified: args.allow_unverified,
+        baseline,
+        argv: Vec::new(),
+    }
+}
+
+/// The run lengths, and the values that cannot mean anything refused.
+fn check_values(args: &RunArgs) -> Result<Lengths> {
+    let q = args.quick;
+    let lengths = Lengths {
+        duration_s: args.duration.unwrap_or(if q { 2 } else { 15 }),
+        warmup_s: args.warmup.unwrap_or(if q { 1 } else { 5 }),
+        repeats: args.repeats.unwrap_or(if q { 1 } else { 3 }),
+    };
+    if lengths.duration_s == 0 || lengths.repeats == 0 {
+        return Err(usage("--duration and --repeats must be at least 1"));
+    }
+    // Values that cannot mean anything are refused rather than quietly raised, so that the report never
+    // describes a run the user did not ask for.
+    if args.memory_connections == 0 || args.start_timeout == 0 {
+        return Err(usage("--memory-connections and --start-timeout must be at least 1"));
+    }
+    if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
+        return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
+    }
+    let tool = args.tool.as_deref().unwrap_or("wrk");
+    if crate::tools::by_name(tool).is_none() {
+        return Err(usage(format!("unknown load tool {:?} (expected {})", tool, crate::tools::NAMES.join(", "))));
+    }
+    Ok(lengths)
+}
+
+/// Pinning: disjoint CPU sets for servers and load generator.
+fn pinning(args: &RunArgs, allowed: &[usize], skipped: &mut Vec<String>) -> Result<Pinning> {
+    let cpu_list = |flag: &str, text: &str| -> Result<Vec<usize>> {
+        let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
+        if let Some(c) = cpus.iter().find(|c| !allowed.contains(c)) {
+            return Err(usage(format!(
+                "{flag}: CPU {c} is not available (allowed: {})",
+                procstat::format_cpu_list(allowed)
+            )));
+        }
+        Ok(cpus)
+    };
+    let half = (allowed.len() / 2).max(1);
+    let (server_cpus, loader_cpus, pinned) = if args.no_pin {
+        if args.server_cpus.is_some() || args.loader_cpus.is_some() {
+            return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
+        }
+        (allowed.to_vec(), allowed.to_vec(), false)
+    } else {
+        let server = match &args.server_cpus {
+            Some(t) => cpu_list("--server-cpus", t)?,
+            None => allowed[..half].to_vec(),
+        };
+        let loader = match &args.loader_cpus {
+            Some(t) => cpu_list("--loader-cpus", t)?,
+            None => allowed.iter().copied().filter(|c| !server.contains(c)).collect(),
+        };
+        if loader.is_empty() {
+            skipped.push(format!(
+                "pinning: only {} CPU available, so server and load generator share it (figures are a lower bound)",
+                allowed.len()
+            ));
+            (server.clone(), server, false)
+        } else {
+            if server.iter().any(|c| loader.contains(c)) {
+                return Err(usage("--server-cpus and --loader-cpus overlap"));
+            }
+            (server, loader, true)
+        }
+    };
+    let loader_threads = if pinned { loader_cpus.len() as u32 } else { (allowed.len() as u32 / 2).max(1) };
+    Ok(Pinning { server_cpus, loader_cpus, pinned, loader_threads })
+}
+
+/// Where the built-in subjects' programs are: given, or beside this executable (the Node server: in the project
+/// this executable was built in).
+fn programs(args: &RunArgs) -> Programs {
+    let exe_dir = std::env::current_exe().ok().and_then(|p| p.parent().map(Path::to_path_buf));
+    let sibling = |name: &str, given: &Option<PathBuf>| -> PathBuf {
+        given.clone().unwrap_or_else(|| exe_dir.as_deref().unwrap_or(Path::new(".")).join(name))
+    };
+    Programs {
+        users_server: sibling("users-server", &args.users_server),
+        ceiling: sibling("ceiling", &args.ceiling),
+        go_server: sibling("../go/users-server-go", &args.go_server),
+        node_server: args.node_server.clone().unwrap_or_else(|| {
+            let exe = std::env::current_exe().ok();
+            project_file(exe.as_deref(), Path::new("servers-node/server.js"))
+        }),
+        node: args.node.clone(),
+        remote: None,
+    }
+}
+
+/// The subjects: the built-in ones named (or the default set), then the user's own.
+fn subjects(args: &RunArgs, programs: &Programs, server_n: u32, skipped: &mut Vec<String>) -> Result<Vec<SubjectSpec>> {
+    let multi_ok = server_n >= 2;
+    let names: Vec<String> = match &args.subjects {
+        Some(list) => list.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
+        None => {
+            let mut v = vec!["rust".to_string(), "node".into(), "ceiling".into()];
+            if multi_ok {
+                v.extend(["rust-multi".to_string(), "node-cluster".into()]);
+            } else {
+                skipped.push(format!(
+                    "rust-multi and node-cluster: the server side has {server_n} CPU, and multi-worker subjects \
+                     need at least 2 to mean anything (give --server-cpus with 2 or more CPUs)"
+                ));
+            }
+            v
+        }
+    };
+    if args.subjects.is_some() && names.is_empty() && args.custom_subjects.is_empty() {
+        return Err(usage("--subjects is empty"));
+    }
+    let mut subjects: Vec<SubjectSpec> = Vec::new();
+    for name in &names {
+        if matches!(name.as_str(), "rust-multi" | "node-cluster" | "go-multi") && !multi_ok {
+            skipped.push(format!("{name}: the server side has {server_n} CPU; it needs at least 2"));
+            continue;
+        }
+        let spec = builtin_subject(name, programs, server_n)?;
+        if !subjects.iter().any(|s| s.name == spec.name) {
+            subjects.push(spec);
+        }
+    }
+    for text in &args.custom_subjects {
+        let spec = custom_subject(text, &args.ready_path, &subjects)?;
+        subjects.push(spec);
+    }
+    if subjects.is_empty() {
+        return Err(usage("no subject left to measure"));
+    }
+    Ok(subjects)
+}
+
+/// A built-in subject by name, its program checked to exist; multi-worker ones get one worker per server CPU.
+fn builtin_subject(name: &str, programs: &Programs, server_n: u32) -> Result<SubjectSpec> {
+    let builtin = |program: Vec<String>, workers: u32, contract: bool| SubjectSpec {
+        name: name.to_string(),
+        kind: Kind::Builtin { program, accepts_max_users: contract, implements_contract: contract },
+        workers: Some(workers),
+        get_only: !contract,
+        ready_path: "/health".into(),
+        per_worker_store: false,
+    };
+    let rust = || -> Result<Vec<String>> {
+        Ok(vec![programs.existing(
+            &programs.users_server,
+            "the Rust server",
+            "cargo build --release -p users-server",
+        )?])
+    };
+    let node = || -> Result<Vec<String>> {
+        Ok(vec![
+            programs.node.clone(),
+            programs.existing(&programs.node_server, "the Node server", "check --node-server")?,
+        ])
+    };
+    let go = || -> Result<Vec<String>> {
+        let hint = "build it with scripts/build-go, or give --go-server";
+        Ok(vec![programs.existing(&programs.go_server, "the Go server", hint)?])
+    };
+    Ok(match name {
+        "rust" => builtin(rust()?, 1, true),
+        // GOMAXPROCS=1 (`--workers 1`): like with like against one tokio worker and one Node process.
+        "go" => builtin(go()?, 1, true),
+        "node" => builtin(node()?, 1, true),
+        "ceiling" => builtin(
+            vec![programs.existing(&programs.ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
+            1,
+            false,
+        ),
+        "rust-multi" => builtin(rust()?, server_n, true),
+        "go-multi" => builtin(go()?, server_n, true),
+        "node-cluster" => SubjectSpec { per_worker_store: true, ..builtin(node()?, server_n, true) },
+        other => {
+            return Err(usage(format!(
+                "unknown subject {other:?} (built-in: rust, node, go, ceiling, rust-multi, node-cluster, go-multi; \
+                 add your own with --subject NAME='COMMAND with {{port}}')"
+            )));
+        }
+    })
+}
+
+/// `--subject NAME='COMMAND with {port}'`, or `--subject NAME=http://HOST:PORT` for a service already running.
+fn custom_subject(text: &str, ready_path: &str, others: &[SubjectSpec]) -> Result<SubjectSpec> {
+    let (name, command) = text
+        .split_once('=')
+        .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
+    let name = name.trim();
+    check_name("--subject", name)?;
+    if others.iter().any(|s| s.name == name) {
+        return Err(usage(format!("--subject {name}: a subject of that name already exists")));
+    }
+    // A URL: a service that is already running, which the harness loads but does not start.
+    let kind = if command.starts_with("http://") {
+        let addr = crate::verify::parse_url(command)?;
+        Kind::External { url: command.trim_end_matches('/').to_string(), addr }
+    } else if command.contains("{port}") {
+        Kind::Custom { template: command.to_string() }
+    } else {
+        return Err(usage(format!("--subject {name}: the command must contain {{port}}")));
+    };
+    Ok(SubjectSpec {
+        name: name.to_string(),
+        kind,
+        workers: None,
+        get_only: false,
+        ready_path: ready_path.to_string(),
+        per_worker_store: false,
+    })
+}
+
+/// `--baseline`, checked to name a subject of this run that implements the API.
+fn baseline(args: &RunArgs, subjects: &[SubjectSpec]) -> Result<Option<String>> {
+    match &args.baseline {
+        Some(name) if subjects.iter().any(|s| &s.name == name && !s.get_only) => Ok(Some(name.clone())),
+        Some(name) => {
+            let names: Vec<&str> = subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
+            Err(usage(format!(
+                "--baseline {name}: not a subject of this run that implements the API (one of: {})",
+                names.join(", ")
+            )))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The scenarios: the built-in ones named (or `get,post`), then the user's own.
+fn scenarios(args: &RunArgs) -> Result<Vec<Scenario>> {
+    let mut scenarios = Vec::new();
+    let names = args.scenarios.clone().unwrap_or_else(|| vec!["get".into(), "post".into()]);
+    for name in names.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let Some(s) = Scenario::builtin(name) else {
+            return Err(usage(format!(
+                "unknown scenario {name:?} (built-in: get, post, hello; add your own with \
+                 --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])"
+            )));
+        };
+        if !scenarios.contains(&s) {
+            scenarios.push(s);
+        }
+    }
+    for text in &args.custom_scenarios {
+        let s = parse_scenario(text)?;
+        if scenarios.iter().any(|x| x.name == s.name) {
+            return Err(usage(format!("--scenario {}: a scenario of that name already exists", s.name)));
+        }
+        scenarios.push(s);
+    }
+    if scenarios.is_empty() {
+        return Err(usage("no scenario to run"));
+    }
+    Ok(scenarios)
+}
+
+/// Cells: every scenario × connection count, with the subjects that take part; the ceiling is a GET-only baseline.
+fn cells(
+    scenarios: &[Scenario],
+    subjects: &[SubjectSpec],
+    connections: &[u32],
+    skipped: &mut Vec<String>,
+) -> Vec<Cell> {
+    let mut cells = Vec::new();
+    for (si, scenario) in scenarios.iter().enumerate() {
+        let members: Vec<usize> = (0..subjects.len()).filter(|&i| scenario.is_get() || !subjects[i].get_only).collect();
+        for s in subjects.iter().filter(|s| s.get_only && !scenario.is_get()) {
+            skipped.push(format!(
+                "{} on {}: a fixed-response baseline is measured on GET scenarios only",
+                s.name, scenario.name
+            ));
+        }
+        if members.is_empty() {
+            continue;
+        }
+        for &c in connections {
+            cells.push(Cell { scenario: si, connections: c, subjects: members.clone() });
+        }
+    }
+    cells
 }
 
 /// A file of the project (`relative` to its root) found from the executable's path: the nearest directory above
@@ -755,8 +825,7 @@ impl ServerSide {
 
     /// The built-in servers' paths on the server host (a path given on the command line is one there), and those
     /// of them that are missing there.
-    #[allow(clippy::type_complexity)]
-    fn programs(&self, args: &RunArgs) -> Result<(PathBuf, PathBuf, PathBuf, PathBuf, Vec<String>)> {
+    fn programs(&self, args: &RunArgs) -> Result<Programs> {
         let Host::Ssh(ssh) = &self.host else { unreachable!("a server side is a server host") };
         let dir = Path::new(&ssh.dir);
         // The same profile directory as this fairpair's (target/release, or target/debug in the tests).
@@ -764,20 +833,25 @@ impl ServerSide {
         let profile = exe.as_deref().and_then(|e| e.parent()?.file_name()).map_or("release".into(), |p| p.to_owned());
         let target = dir.join("target").join(profile);
         let pick = |given: &Option<PathBuf>, default: PathBuf| given.clone().unwrap_or(default);
-        let users_server = pick(&args.users_server, target.join("users-server"));
-        let ceiling = pick(&args.ceiling, target.join("ceiling"));
-        let go_server = pick(&args.go_server, dir.join("target/go/users-server-go"));
-        let node_server = pick(&args.node_server, dir.join("servers-node/server.js"));
-        let all = [&users_server, &ceiling, &go_server, &node_server].map(|p| p.display().to_string());
-        let missing = self.host.missing_files(&all)?;
-        Ok((users_server, ceiling, go_server, node_server, missing))
+        let mut programs = Programs {
+            users_server: pick(&args.users_server, target.join("users-server")),
+            ceiling: pick(&args.ceiling, target.join("ceiling")),
+            go_server: pick(&args.go_server, dir.join("target/go/users-server-go")),
+            node_server: pick(&args.node_server, dir.join("servers-node/server.js")),
+            node: args.node.clone(),
+            remote: None,
+        };
+        let all = [&programs.users_server, &programs.ceiling, &programs.go_server, &programs.node_server]
+            .map(|p| p.display().to_string());
+        programs.remote = Some((self.host.label(), self.host.missing_files(&all)?));
+        Ok(programs)
     }
 }
 
 /// Pinning on two hosts: each side on its own host's CPUs, all of them unless --server-cpus (CPUs of the server
 /// host) or --loader-cpus (of this one) say otherwise. The two sets may have the same numbers: they are different
-/// machines.
-fn two_host_pinning(args: &RunArgs, local: &[usize], remote: &[usize]) -> Result<(Vec<usize>, Vec<usize>, bool)> {
+/// machines, and the loader has this one to itself, pinned or not.
+fn two_host_pinning(args: &RunArgs, local: &[usize], remote: &[usize]) -> Result<Pinning> {
     let within = |flag: &str, text: &Option<String>, allowed: &[usize], host: &str| -> Result<Vec<usize>> {
         let Some(text) = text else { return Ok(allowed.to_vec()) };
         let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
@@ -792,9 +866,9 @@ fn two_host_pinning(args: &RunArgs, local: &[usize], remote: &[usize]) -> Result
     if args.no_pin && (args.server_cpus.is_some() || args.loader_cpus.is_some()) {
         return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
     }
-    let server = within("--server-cpus", &args.server_cpus, remote, "the server host")?;
-    let loader = within("--loader-cpus", &args.loader_cpus, local, "this machine")?;
-    Ok((server, loader, !args.no_pin))
+    let server_cpus = within("--server-cpus", &args.server_cpus, remote, "the server host")?;
+    let loader_cpus = within("--loader-cpus", &args.loader_cpus, local, "this machine")?;
+    Ok(Pinning { loader_threads: loader_cpus.len() as u32, server_cpus, loader_cpus, pinned: !args.no_pin })
 }
 
 pub fn project_file(exe: Option<&Path>, relative: &Path) -> PathBuf {
@@ -885,19 +959,19 @@ mod tests {
         use clap::Parser;
         let args = |words: &[&str]| Wrapper::try_parse_from([&["fairpair"], words].concat()).unwrap().args;
         let (local, remote) = ([0, 1], [0, 1, 2, 3]);
+        let sets = |p: Pinning| (p.server_cpus, p.loader_cpus, p.pinned);
         // By default each side has all of its host.
-        assert_eq!(two_host_pinning(&args(&[]), &local, &remote).unwrap(), (vec![0, 1, 2, 3], vec![0, 1], true));
+        assert_eq!(sets(two_host_pinning(&args(&[]), &local, &remote).unwrap()), (vec![0, 1, 2, 3], vec![0, 1], true));
         // The same CPU numbers on both sides are no overlap: they are different machines.
         let both_zero = args(&["--server-cpus", "0", "--loader-cpus", "0"]);
-        assert_eq!(two_host_pinning(&both_zero, &local, &remote).unwrap(), (vec![0], vec![0], true));
+        assert_eq!(sets(two_host_pinning(&both_zero, &local, &remote).unwrap()), (vec![0], vec![0], true));
         // Each list is checked against its own host.
-        let e = two_host_pinning(&args(&["--server-cpus", "3"]), &local, &remote).unwrap();
-        assert_eq!(e.0, [3]);
-        let e = two_host_pinning(&args(&["--loader-cpus", "3"]), &local, &remote).unwrap_err().to_string();
+        assert_eq!(two_host_pinning(&args(&["--server-cpus", "3"]), &local, &remote).unwrap().server_cpus, [3]);
+        let e = two_host_pinning(&args(&["--loader-cpus", "3"]), &local, &remote).err().unwrap().to_string();
         assert!(e.contains("CPU 3 is not available on this machine"), "{e}");
-        let e = two_host_pinning(&args(&["--server-cpus", "4"]), &local, &remote).unwrap_err().to_string();
+        let e = two_host_pinning(&args(&["--server-cpus", "4"]), &local, &remote).err().unwrap().to_string();
         assert!(e.contains("CPU 4 is not available on the server host"), "{e}");
-        assert!(!two_host_pinning(&args(&["--no-pin"]), &local, &remote).unwrap().2);
+        assert!(!two_host_pinning(&args(&["--no-pin"]), &local, &remote).unwrap().pinned);
     }
 
     #[test]
@@ -922,8 +996,8 @@ mod tests {
     #[test]
     fn the_baseline_must_be_a_subject_that_implements_the_api() {
         let p = plan(&["--subjects", "rust,node,ceiling", "--baseline", "node"]).unwrap();
-        assert_eq!(p.baseline.as_deref(), Some("node"));
-        assert_eq!(plan(&["--subjects", "rust,node"]).unwrap().baseline, None, "the report chooses");
+        assert_eq!(p.settings.baseline.as_deref(), Some("node"));
+        assert_eq!(plan(&["--subjects", "rust,node"]).unwrap().settings.baseline, None, "the report chooses");
         for bad in ["ceiling", "nobody"] {
             let err = plan(&["--subjects", "rust,node,ceiling", "--baseline", bad]).unwrap_err().to_string();
             assert!(err.contains("--baseline") && err.contains("one of: rust, node"), "{bad}: {err}");
@@ -954,11 +1028,11 @@ mod tests {
 
     #[test]
     fn a_short_duration_says_what_dominates_the_estimate() {
-        let e = Estimate { preflight: 20.0, load: 60.0, open_loop: 100.0, memory: 150.0 };
+        let e = Estimate { preflight: 20.0, load: 60.0, open_loop: 100.0, memory: 150.0, ..Estimate::default() };
         let note = e.dominant_note().unwrap();
         assert!(note.starts_with("most of the estimate is not the measured load (60 of 330 s): the memory phase"));
         assert!(note.contains("--memory-repeats"), "{note}");
-        let e = Estimate { preflight: 20.0, load: 600.0, open_loop: 100.0, memory: 150.0 };
+        let e = Estimate { preflight: 20.0, load: 600.0, open_loop: 100.0, memory: 150.0, ..Estimate::default() };
         assert_eq!(e.dominant_note(), None, "the load dominates: nothing to say");
         // As the issue found it: --duration 3 --repeats 1 --scenarios get, other phases at their defaults.
         let mut p =
@@ -1006,19 +1080,22 @@ mod tests {
         // get × {50, 300} × 3 subjects + post × {50, 300} × 2 subjects, 3 repeats each.
         assert_eq!(p.cells.len(), 4);
         assert_eq!(p.load_runs(), (3 + 3 + 2 + 2) * 3);
-        assert_eq!((p.duration_s, p.warmup_s, p.repeats), (15, 5, 3));
+        assert_eq!((p.settings.duration_s, p.settings.warmup_s, p.settings.repeats), (15, 5, 3));
         // The store is sized in preflight, from a measured rate, not in the plan.
-        assert_eq!(p.post_max_users, None);
+        assert_eq!(p.post_max_users(), None);
         assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
     }
 
     #[test]
     fn quick_is_short() {
         let p = plan(&["--quick", "--server-cpus", "0", "--loader-cpus", "1"]).unwrap();
-        assert_eq!((p.duration_s, p.warmup_s, p.repeats, p.memory_repeats), (2, 1, 1, 1));
+        assert_eq!(
+            (p.settings.duration_s, p.settings.warmup_s, p.settings.repeats, p.settings.memory_repeats),
+            (2, 1, 1, 1)
+        );
         assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
         // Explicit values win over --quick.
-        assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().duration_s, 7);
+        assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);
     }
 
     #[test]

@@ -20,24 +20,19 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use crate::plan::{MAX_MAX_USERS, MIN_MAX_USERS, Plan, Scenario};
+use crate::plan::{CALIBRATION_WARMUP_S, Plan, Scenario};
 use crate::schema::{
-    CapacityBasis, Flag, FlagKind, LoaderCapacity, PostCalibration, Preflight, StoreLimit, StoreSizing, SubjectRecord,
+    CapacityBasis, Flag, FlagKind, LoaderCapacity, MAX_MAX_USERS, MIN_MAX_USERS, PostCalibration, Preflight,
+    StoreLimit, StoreSizing, SubjectKind, SubjectRecord, VerificationStatus,
 };
 use crate::subject::{self, Kind, SubjectSpec};
+use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
+use crate::text::{minutes, thousands};
 use crate::tools::{self, LoadSpec, LoadTool};
 use crate::{procstat, verify};
 
-/// A subject whose throughput exceeds this share of the loader's measured capacity is loader-limited. Measured on
-/// two machines (docs/harness.md, "Loader capacity"): wrk uses its CPU in proportion to the rate it drives, so at
-/// 80 % of its capacity it is ~80–88 % busy, and a queue in front of a single busy server grows as ρ / (1 − ρ): at
-/// 80 % a request already waits about four service times in the loader. Above that, part of what is measured is the
-/// loader's own queueing, and a faster server could not show more than the remaining fifth.
-pub const LOADER_LIMITED_SHARE_PERCENT: f64 = 80.0;
 /// The loader counts as saturated during the capacity measurement when it uses this much of its CPUs.
 pub const SATURATED_LOADER_PERCENT: f64 = 90.0;
-/// Discarded warm-up before each calibration measurement.
-pub const CALIBRATION_WARMUP_S: u64 = 1;
 /// The store is sized for this multiple of the measured POST rate: a measured run may be faster than the short
 /// calibration (a warmer JIT, a quieter machine), and a rerun with a larger store catches what is left.
 pub const STORE_MARGIN: f64 = 1.5;
@@ -68,12 +63,6 @@ pub struct Stage<'a> {
     pub tool: &'a dyn LoadTool,
     pub scripts: &'a BTreeMap<String, PathBuf>,
     pub say: &'a dyn Fn(String),
-}
-
-/// Number of calibration measurements the plan implies (for the estimate).
-pub fn calibration_runs(plan: &Plan) -> usize {
-    let capacity = if plan.capacity_target.is_some() { capacity_cells(plan).len() } else { 0 };
-    capacity + post_subjects(plan).len()
 }
 
 /// Verifies, then calibrates: the whole preflight stage.
@@ -109,7 +98,7 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
 fn measure_capacities(plan: &Plan, stage: &Stage, out: &mut Outcome) {
     match &plan.capacity_target {
         Some(target) => {
-            for (scenario, connections) in capacity_cells(plan) {
+            for (scenario, connections) in plan.capacity_cells() {
                 (stage.say)(format!("preflight: loader capacity, {} at {connections} connections", scenario.name));
                 match measure_capacity(plan, stage, target, scenario, connections) {
                     Ok(c) => out.record.loader_capacity.push(c),
@@ -132,10 +121,10 @@ fn measure_capacities(plan: &Plan, stage: &Stage, out: &mut Outcome) {
 
 /// The store of the POST runs: given with `--post-max-users`, or sized from a POST run per subject.
 fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
-    if let (Some(given), Some(_)) = (plan.post_max_users, writing_scenario(plan)) {
+    if let (Some(given), Some(_)) = (plan.post_max_users(), plan.writing_scenario()) {
         out.record.store = Some(given_store(given, memory_available_kib() / 2));
-    } else if let Some(scenario) = writing_scenario(plan) {
-        for i in post_subjects(plan).into_iter().filter(|&i| out.measurable[i]) {
+    } else if let Some(scenario) = plan.writing_scenario() {
+        for i in plan.post_subjects().into_iter().filter(|&i| out.measurable[i]) {
             let spec = &plan.subjects[i];
             (stage.say)(format!("preflight: {} rate of {}", scenario.name, spec.name));
             match calibrate_post(plan, stage, spec, scenario) {
@@ -151,8 +140,8 @@ fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
             out.record.post_calibration.iter().map(|c| (c.subject.clone(), c.requests_per_sec)).collect();
         let bytes = out.record.post_calibration.iter().filter_map(|c| c.bytes_per_user).fold(0.0, f64::max);
         let budget = memory_available_kib() / 2;
-        let sizing = size_store(&rates, plan.warmup_s + plan.duration_s, bytes, budget);
-        out.plan.post_max_users = Some(sizing.as_ref().map_or(MAX_MAX_USERS, |s| s.max_users));
+        let sizing = size_store(&rates, plan.settings.warmup_s + plan.settings.duration_s, bytes, budget);
+        out.plan.settings.post_max_users = sizing.as_ref().map_or(MAX_MAX_USERS, |s| s.max_users);
         out.record.store = sizing;
     }
 }
@@ -160,16 +149,18 @@ fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
 /// What the console says about a subject's verification; nothing for one the contract does not apply to.
 pub fn verdict_line(name: &str, v: &crate::schema::Verification, measurable: bool) -> Option<String> {
     let first = v.failures.first().map(|f| format!(", e.g. {f}")).unwrap_or_default();
-    match v.status.as_str() {
-        "passed" => Some(format!("{name}: verified at level {} ({} cases passed)", v.level, v.passed)),
-        "failed" if measurable => Some(format!(
+    match v.status {
+        VerificationStatus::Passed => {
+            Some(format!("{name}: verified at level {} ({} cases passed)", v.level, v.passed))
+        }
+        VerificationStatus::Failed if measurable => Some(format!(
             "{name}: FAILED verification at level {} ({} of {} cases{first}); measured anyway (--allow-unverified), \
              and marked UNVERIFIED in every table and chart",
             v.level,
             v.failed,
             v.passed + v.failed
         )),
-        "failed" => Some(format!(
+        VerificationStatus::Failed => Some(format!(
             "{name}: FAILED verification at level {} ({} of {} cases{first}); it will NOT be measured \
              (fairpair verify --level {} URL shows why; --allow-unverified measures it anyway)",
             v.level,
@@ -177,7 +168,7 @@ pub fn verdict_line(name: &str, v: &crate::schema::Verification, measurable: boo
             v.passed + v.failed,
             v.level
         )),
-        _ => None,
+        VerificationStatus::NotApplicable => None,
     }
 }
 
@@ -186,9 +177,9 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
     let mut verification = verify::verify_subject(spec, &plan.start_options(None), plan.level_for(spec))
         .with_context(|| format!("verifying {}", spec.name))?;
     let mut measurable = true;
-    if verification.status == "failed" {
+    if verification.status == VerificationStatus::Failed {
         let first = verification.failures.first().cloned().unwrap_or_default();
-        if plan.allow_unverified {
+        if plan.settings.allow_unverified {
             verification.measured_unverified = true;
             out.flags.push(Flag {
                 kind: FlagKind::Unverified,
@@ -211,9 +202,9 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
     out.subjects.push(SubjectRecord {
         name: spec.name.clone(),
         kind: match spec.kind {
-            Kind::Builtin { .. } => "builtin".into(),
-            Kind::Custom { .. } => "custom".into(),
-            Kind::External { .. } => "external".into(),
+            Kind::Builtin { .. } => SubjectKind::Builtin,
+            Kind::Custom { .. } => SubjectKind::Custom,
+            Kind::External { .. } => SubjectKind::External,
         },
         command: spec.command_template_on(&plan.server_host),
         workers: spec.workers,
@@ -223,30 +214,6 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
     Ok(measurable)
 }
 
-/// The distinct (scenario, connections) cells of the plan: the loader's capacity depends on both (more connections
-/// cost it more per request; a POST sends a body).
-fn capacity_cells(plan: &Plan) -> Vec<(&Scenario, u32)> {
-    plan.cells.iter().map(|c| (&plan.scenarios[c.scenario], c.connections)).collect()
-}
-
-/// The first scenario that writes to the store (`post` by default), if the plan has one.
-fn writing_scenario(plan: &Plan) -> Option<&Scenario> {
-    plan.cells.iter().map(|c| &plan.scenarios[c.scenario]).find(|s| s.writes())
-}
-
-/// Indices of the subjects whose store a writing scenario fills.
-fn post_subjects(plan: &Plan) -> Vec<usize> {
-    let mut out = Vec::new();
-    for cell in plan.cells.iter().filter(|c| plan.scenarios[c.scenario].writes()) {
-        for &i in &cell.subjects {
-            if plan.subjects[i].accepts_max_users() && !out.contains(&i) {
-                out.push(i);
-            }
-        }
-    }
-    out
-}
-
 fn spec_for(plan: &Plan, stage: &Stage, s: &Scenario, base: &str, connections: u32, secs: u64) -> LoadSpec {
     LoadSpec {
         url: format!("{base}{}", s.path),
@@ -254,7 +221,7 @@ fn spec_for(plan: &Plan, stage: &Stage, s: &Scenario, base: &str, connections: u
         body: s.body.clone(),
         connections,
         duration_s: secs,
-        threads: plan.loader_threads,
+        threads: plan.settings.loader_threads,
         rate: None,
         script: stage.scripts.get(&s.name).cloned(),
     }
@@ -276,12 +243,13 @@ fn measure_capacity(
             accepts_max_users: false,
             implements_contract: false,
         },
-        workers: Some(plan.server_cpus.len().max(1) as u32),
+        workers: Some(plan.settings.server_cpus.len().max(1) as u32),
         get_only: true,
         ready_path: "/health".into(),
         per_worker_store: false,
     };
-    let (_, machine_idle) = procstat::wait_for_idle(plan.idle_wait_max_s, plan.idle_threshold_percent);
+    let (_, machine_idle) =
+        procstat::wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
     let server = subject::start(&spec, &plan.start_options(None))?;
     let base = format!("http://{}", server.addr);
     let warm = spec_for(plan, stage, scenario, &base, connections, CALIBRATION_WARMUP_S);
@@ -319,8 +287,9 @@ pub fn capacity_from(measured_rps: f64, loader_cpu_percent: f64) -> (f64, Capaci
 /// A short POST run on a fresh server whose store is as large as the servers allow, at the plan's smallest
 /// connection count; the warm-up's users count for the memory per user.
 fn calibrate_post(plan: &Plan, stage: &Stage, spec: &SubjectSpec, scenario: &Scenario) -> Result<PostCalibration> {
-    let connections = plan.connections.iter().copied().min().unwrap_or(50);
-    let (_, machine_idle) = procstat::wait_for_idle(plan.idle_wait_max_s, plan.idle_threshold_percent);
+    let connections = plan.settings.connections.iter().copied().min().unwrap_or(50);
+    let (_, machine_idle) =
+        procstat::wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
     let server = subject::start(spec, &plan.start_options(Some(MAX_MAX_USERS)))?;
     let base = format!("http://{}", server.addr);
     let before = procstat::tree_memory(server.pid).rss_kib;
@@ -417,12 +386,12 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
              loader {:.0} % busy{})",
             c.scenario,
             c.connections,
-            crate::report::thousands(c.loader_capacity_rps),
+            thousands(c.loader_capacity_rps),
             match c.basis {
                 CapacityBasis::Saturated => "saturated loader",
                 CapacityBasis::Extrapolated => "scaled to a fully busy loader",
             },
-            crate::report::thousands(c.measured_rps),
+            thousands(c.measured_rps),
             c.target,
             c.loader_cpu_percent,
             if c.machine_idle { "" } else { "; the machine was busy" }
@@ -439,7 +408,7 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
             "preflight: {} rate of {}: {} requests/s at {} connections{}",
             p.scenario,
             p.subject,
-            crate::report::thousands(p.requests_per_sec),
+            thousands(p.requests_per_sec),
             p.connections,
             if p.machine_idle { "" } else { " (the machine was busy)" }
         ));
@@ -451,49 +420,23 @@ pub fn announce(outcome: &Outcome, say: &dyn Fn(String)) {
     say(format!(
         "revised estimate after preflight ({:.0} s): {} left (load {}, open-loop {}, memory {})",
         r.duration_s,
-        crate::bench::minutes(e.load + e.open_loop + e.memory),
-        crate::bench::minutes(e.load),
-        crate::bench::minutes(e.open_loop),
-        crate::bench::minutes(e.memory)
+        minutes(e.load + e.open_loop + e.memory),
+        minutes(e.load),
+        minutes(e.open_loop),
+        minutes(e.memory)
     ));
-}
-
-/// One sentence saying what store size was chosen and why; also used by the report.
-pub fn store_sentence(s: &StoreSizing) -> String {
-    let thousands = crate::report::thousands;
-    if s.limited_by == StoreLimit::Given {
-        return format!("`--max-users {}`, given with --post-max-users (no POST rate calibrated)", s.max_users);
-    }
-    let basis = format!(
-        "{} + {} POST/s ({}, measured in preflight) × {} s (warm-up + run) × {}",
-        thousands(MIN_MAX_USERS as f64),
-        thousands(s.from_rps),
-        s.from_subject,
-        s.window_s,
-        s.margin
-    );
-    let limit = match s.limited_by {
-        StoreLimit::Rate | StoreLimit::Given => String::new(),
-        StoreLimit::Cap => format!(", capped at the servers' limit of {}", thousands(MAX_MAX_USERS as f64)),
-        StoreLimit::Memory => format!(
-            ", limited by memory: half the available {:.1} GiB at {:.0} bytes per user",
-            s.memory_budget_kib as f64 * 2.0 / 1024.0 / 1024.0,
-            s.bytes_per_user
-        ),
-    };
-    format!("`--max-users {}` = {basis}{limit}", s.max_users)
 }
 
 #[cfg(test)]
 mod tests {
     use crate::schema::Verification;
 
-    fn verification(status: &str, level: contract::Level) -> Verification {
+    fn verification(status: VerificationStatus, level: contract::Level) -> Verification {
         Verification {
-            status: status.into(),
+            status,
             level,
             passed: 40,
-            failed: if status == "failed" { 2 } else { 0 },
+            failed: if status == VerificationStatus::Failed { 2 } else { 0 },
             skipped: 0,
             failures: vec!["post-name-empty: status: expected 400, got 201".into()],
             measured_unverified: false,
@@ -503,7 +446,7 @@ mod tests {
 
     #[test]
     fn the_console_says_which_subject_fails_and_that_it_is_not_measured() {
-        let failed = verification("failed", contract::Level::Api);
+        let failed = verification(VerificationStatus::Failed, contract::Level::Api);
         let line = verdict_line("mine", &failed, false).unwrap();
         assert!(
             line.starts_with("mine: FAILED verification at level api (2 of 42 cases, e.g. post-name-empty"),
@@ -512,9 +455,13 @@ mod tests {
         assert!(line.contains("will NOT be measured"), "{line}");
         let line = verdict_line("mine", &failed, true).unwrap();
         assert!(line.contains("measured anyway") && line.contains("UNVERIFIED"), "{line}");
-        let passed = verdict_line("rust", &verification("passed", contract::Level::Full), true).unwrap();
+        let passed =
+            verdict_line("rust", &verification(VerificationStatus::Passed, contract::Level::Full), true).unwrap();
         assert_eq!(passed, "rust: verified at level full (40 cases passed)");
-        assert_eq!(verdict_line("ceiling", &verification("not-applicable", contract::Level::Full), true), None);
+        assert_eq!(
+            verdict_line("ceiling", &verification(VerificationStatus::NotApplicable, contract::Level::Full), true),
+            None
+        );
     }
 
     use super::*;

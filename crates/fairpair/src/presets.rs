@@ -7,7 +7,7 @@
 
 use clap::ValueEnum;
 
-use crate::plan::RunArgs;
+use crate::args::RunArgs;
 
 /// A published comparison, reproduced with its own method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

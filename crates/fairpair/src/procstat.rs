@@ -1,8 +1,10 @@
 //! What the kernel knows about a process tree: CPU time and memory, read from `/proc`.
 //!
 //! A subject may be several processes (Node `cluster` forks one worker per core), so every figure is summed over the
-//! tree below the process the harness started. These kernels have no `/proc/PID/task/*/children` file, so the tree is
-//! found the portable way: scan every `/proc/*/stat` and follow parent pids.
+//! tree below the process the harness started. The tree is found the portable way: scan every `/proc/*/stat` and
+//! follow parent pids. `/proc/PID/task/TID/children` would be shorter, but it exists only in kernels built with
+//! `CONFIG_PROC_CHILDREN`, lists the children of one thread only, and the kernel documents it as precise only while the
+//! processes are stopped or frozen (it may skip a child that comes or goes meanwhile), which a running subject is not.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;

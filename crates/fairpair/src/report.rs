@@ -1,8 +1,10 @@
 //! `benchmark.json` → `report.md` + SVG charts.
 //!
-//! The report only formats: every number in it is in the JSON file, computed by the run (a version 1 file is first
-//! upgraded, which may leave out runs that version still counted: see `schema::upgrade_from_v1`). It is deterministic (same
-//! file, same bytes), so it can be checked against a golden file and regenerated from old results.
+//! The report measures nothing: every measured figure in it is in the JSON file, computed by the run (a version 1 file
+//! is first upgraded, which may leave out runs that version still counted: see `schema::upgrade_from_v1`). What it
+//! adds is derived from those figures alone: ratios between subjects, whether a difference exceeds the noise, and
+//! unit conversions. It is deterministic (same file, same bytes), so it can be checked against a golden file and
+//! regenerated from old results.
 
 use std::fmt::Write;
 use std::path::Path;
@@ -10,8 +12,12 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::charts::{self, Bar, Grouped};
-use crate::schema::{Benchmark, CapacityBasis, LoadRun, MemorySummary, SCHEMA_VERSION, Summary, upgrade_from_v1};
+use crate::schema::{
+    Benchmark, CapacityBasis, LoadRun, MemorySummary, SCHEMA_VERSION, SubjectKind, Summary, VerificationStatus,
+    upgrade_from_v1,
+};
 use crate::stats::{self, Stat, Verdict};
+use crate::text::thousands;
 use crate::usage;
 
 /// Reads a `benchmark.json` of this schema version or of version 1 (upgraded: see [`upgrade_from_v1`]), refusing
@@ -27,7 +33,7 @@ pub fn load(path: &Path) -> Result<Benchmark> {
     }
     let bench: Benchmark = serde_json::from_value(value)
         .map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))?;
-    Ok(if bench.schema_version == 1 { upgrade_from_v1(bench, crate::bench::summarise) } else { bench })
+    Ok(if bench.schema_version == 1 { upgrade_from_v1(bench, crate::summary::summarise) } else { bench })
 }
 
 /// Writes `report.md` and the charts into `dir`; returns the report's path.
@@ -80,7 +86,7 @@ pub fn marked(b: &Benchmark) -> Benchmark {
 
 /// Whether `name` is a running service fairpair did not start (`--subject NAME=http://…`).
 fn is_external(b: &Benchmark, name: &str) -> bool {
-    b.subjects.iter().any(|s| s.name == name && s.kind == "external")
+    b.subjects.iter().any(|s| s.name == name && s.kind == SubjectKind::External)
 }
 
 /// The report's Markdown and its charts (file name, SVG text): one section after another.
@@ -124,6 +130,13 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
 
 fn header(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "# fairpair report\n");
+    if !b.complete {
+        let _ = writeln!(
+            md,
+            "> **INCOMPLETE**: the run stopped before it finished (interrupted or killed); only the runs recorded up \
+             to then are below.\n"
+        );
+    }
     let _ = writeln!(
         md,
         "Measured {} by {} on `{}` (schema {}). Every figure below is a median over repeated runs, each on a \
@@ -286,7 +299,7 @@ fn method(md: &mut String, b: &Benchmark) {
             let _ = writeln!(
                 md,
                 "- POST runs: every server started with {} (see *Preflight*).",
-                crate::preflight::store_sentence(store)
+                crate::summary::store_sentence(store)
             );
         }
         None if b.schema_version == 1 => {
@@ -318,7 +331,7 @@ fn preflight_section(md: &mut String, b: &Benchmark) {
             "Not recorded (a schema {} file): the loader's capacity was not measured, so no figure is marked \
              loader-limited; the loader-bound flag (≥ {:.0} % loader CPU) is the only sign of a loader limit.",
             b.schema_version,
-            crate::bench::LOADER_BOUND_PERCENT
+            crate::summary::LOADER_BOUND_PERCENT
         );
         return;
     };
@@ -369,7 +382,7 @@ fn preflight_section(md: &mut String, b: &Benchmark) {
         );
     }
     if let Some(store) = &p.store {
-        let _ = writeln!(md, "\nStore: {}.", crate::preflight::store_sentence(store));
+        let _ = writeln!(md, "\nStore: {}.", crate::summary::store_sentence(store));
     }
     let _ = writeln!(md, "\nPreflight took {:.0} s, verification included.", p.duration_s);
 }
@@ -378,13 +391,15 @@ fn subjects_section(md: &mut String, b: &Benchmark) {
     let _ = writeln!(md, "\n## Subjects\n\n| subject | command | contract |\n|---|---|---|");
     for sub in &b.subjects {
         let v = &sub.verification;
-        let contract = match v.status.as_str() {
-            "passed" => format!("verified at level {}: {} passed, {} skipped", v.level, v.passed, v.skipped),
-            "failed" if v.measured_unverified => {
+        let contract = match v.status {
+            VerificationStatus::Passed => {
+                format!("verified at level {}: {} passed, {} skipped", v.level, v.passed, v.skipped)
+            }
+            VerificationStatus::Failed if v.measured_unverified => {
                 format!("**UNVERIFIED** at level {}: {} failed (measured with --allow-unverified)", v.level, v.failed)
             }
-            "failed" => format!("failed {} cases at level {}: not measured", v.failed, v.level),
-            _ => "not applicable (fixed-response baseline, GET only)".into(),
+            VerificationStatus::Failed => format!("failed {} cases at level {}: not measured", v.failed, v.level),
+            VerificationStatus::NotApplicable => "not applicable (fixed-response baseline, GET only)".into(),
         };
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
         let _ = writeln!(md, "| {} | `{}` | {contract}{notes} |", sub.name, sub.command);
@@ -428,7 +443,7 @@ fn commands(md: &mut String, b: &Benchmark) {
 pub fn baseline(b: &Benchmark) -> Option<&str> {
     let api: Vec<&crate::schema::SubjectRecord> = b.subjects.iter().filter(|s| !s.get_only).collect();
     let given = b.settings.baseline.as_deref().and_then(|n| api.iter().find(|s| s.name == n));
-    let builtin = api.iter().find(|s| s.kind == "builtin");
+    let builtin = api.iter().find(|s| s.kind == SubjectKind::Builtin);
     given.or(builtin).or(api.first()).map(|s| s.name.as_str())
 }
 
@@ -556,7 +571,7 @@ fn cpu(md: &mut String, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str
     let _ = writeln!(
         md,
         "\n## CPU and machine\n\nServer CPU time per request (all its processes, from `/proc`); the load generator's CPU use as a share of the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening socket got (`ss`, capped by `net.core.somaxconn`).\n",
-        crate::bench::LOADER_BOUND_PERCENT
+        crate::summary::LOADER_BOUND_PERCENT
     );
     let _ = writeln!(
         md,
@@ -623,7 +638,7 @@ fn memory(md: &mut String, b: &Benchmark) -> bool {
         md,
         "| subject | processes | idle RSS | idle PSS | after-load RSS | after-load PSS | peak RSS | start-up to first 200 (ms) |\n|---|---:|---:|---:|---:|---:|---:|---:|"
     );
-    for sub in b.subjects.iter().filter(|s| s.kind == "external") {
+    for sub in b.subjects.iter().filter(|s| s.kind == SubjectKind::External) {
         let _ = writeln!(
             md,
             "| {} | not measured (a running service fairpair did not start) | | | | | | not measured |",
@@ -1055,36 +1070,14 @@ fn cpu_list(c: &[usize]) -> String {
     crate::procstat::format_cpu_list(c)
 }
 
-/// 45123.4 → "45,123".
-pub fn thousands(v: f64) -> String {
-    let n = v.round() as i64;
-    let digits = n.unsigned_abs().to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if n < 0 { format!("-{out}") } else { out }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn thousands_separators() {
-        assert_eq!(thousands(45_123.4), "45,123");
-        assert_eq!(thousands(999.0), "999");
-        assert_eq!(thousands(1_000_000.0), "1,000,000");
-        assert_eq!(thousands(-1234.0), "-1,234");
-    }
-
     /// The golden run (ceiling, alpha, beta on `get` at 8 connections), read as a version 1 file.
     fn golden() -> Benchmark {
         let text = include_str!("../tests/fixtures/golden/benchmark.json");
-        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::bench::summarise)
+        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::summary::summarise)
     }
 
     /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s.
@@ -1104,10 +1097,10 @@ mod tests {
                 basis: CapacityBasis::Saturated,
                 machine_idle: true,
             }],
-            loader_limited_share_percent: crate::preflight::LOADER_LIMITED_SHARE_PERCENT,
+            loader_limited_share_percent: crate::summary::LOADER_LIMITED_SHARE_PERCENT,
             ..Default::default()
         });
-        crate::bench::apply_capacity(&mut b.summaries, b.preflight.as_ref());
+        crate::summary::apply_capacity(&mut b.summaries, b.preflight.as_ref());
         b
     }
 
@@ -1160,7 +1153,7 @@ mod tests {
         let run = b.runs.iter_mut().find(|r| r.subject == "alpha").unwrap();
         run.non_2xx = 500;
         run.requests_per_sec = 1e9; // Whatever it measured must not reach a table.
-        let b = upgrade_from_v1(b, crate::bench::summarise);
+        let b = upgrade_from_v1(b, crate::summary::summarise);
         let alpha = b.summaries.iter().find(|s| s.subject == "alpha").unwrap();
         assert_eq!((alpha.requests_per_sec.n, alpha.left_out_runs), (2, 1));
         assert!(alpha.requests_per_sec.max < 1e6);
@@ -1175,10 +1168,10 @@ mod tests {
         let mut b = golden();
         // alpha verified, beta measured with --allow-unverified.
         let alpha = b.subjects.iter_mut().find(|s| s.name == "alpha").unwrap();
-        alpha.verification.status = "passed".into();
+        alpha.verification.status = VerificationStatus::Passed;
         alpha.verification.measured_unverified = false;
         let beta = b.subjects.iter_mut().find(|s| s.name == "beta").unwrap();
-        beta.verification.status = "failed".into();
+        beta.verification.status = VerificationStatus::Failed;
         beta.verification.measured_unverified = true;
         let (md, charts) = render(&b);
         // Every table row naming beta carries the mark; count them so that a vacuous pass shows.
@@ -1217,7 +1210,7 @@ mod tests {
         // beta slowed to 38 requests/s: its ratio to alpha and its share of the ceiling keep their digits.
         let mut b = golden();
         for s in b.subjects.iter_mut().filter(|s| !s.get_only) {
-            s.verification.status = "passed".into();
+            s.verification.status = VerificationStatus::Passed;
             s.verification.measured_unverified = false;
         }
         for s in b.summaries.iter_mut().filter(|s| s.subject == "beta") {

@@ -20,6 +20,11 @@ pub struct Benchmark {
     pub schema_version: u32,
     /// `fairpair X.Y.Z`.
     pub generator: String,
+    /// Whether the run finished. `fairpair run` rewrites the file after every run with `false`, and with `true` once
+    /// it is over, so that an interrupted run leaves its runs so far in a file marked incomplete. Files written
+    /// before this field existed were written only at the end: a missing field reads as complete.
+    #[serde(default = "complete_when_absent")]
+    pub complete: bool,
     pub environment: Environment,
     pub settings: Settings,
     pub subjects: Vec<SubjectRecord>,
@@ -150,8 +155,7 @@ pub struct Settings {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SubjectRecord {
     pub name: String,
-    /// `builtin` or `custom`.
-    pub kind: String,
+    pub kind: SubjectKind,
     /// The command that starts it; `{port}` stands for the port, `{max_users}` for the capacity when one is set.
     pub command: String,
     /// Worker count given (`--workers`), when the harness sets it.
@@ -161,13 +165,46 @@ pub struct SubjectRecord {
     pub verification: Verification,
 }
 
+/// How the harness gets a subject to load: which of `subject::Kind`'s cases it is, as written in `benchmark.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SubjectKind {
+    /// One of this repository's servers (or the ceiling), started by the harness.
+    Builtin,
+    /// A command given with `--subject NAME=COMMAND`, started by the harness.
+    Custom,
+    /// A service someone else runs, given by its URL; the harness neither starts nor measures its processes.
+    External,
+}
+
+impl SubjectKind {
+    /// The name as written in `benchmark.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubjectKind::Builtin => "builtin",
+            SubjectKind::Custom => "custom",
+            SubjectKind::External => "external",
+        }
+    }
+}
+
+impl std::fmt::Display for SubjectKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+fn complete_when_absent() -> bool {
+    true
+}
+
 impl Benchmark {
     /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
     /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
     pub fn unmeasured_subjects(&self) -> Vec<&str> {
         self.subjects
             .iter()
-            .filter(|s| s.verification.status == "failed" && !s.verification.measured_unverified)
+            .filter(|s| s.verification.status == VerificationStatus::Failed && !s.verification.measured_unverified)
             .map(|s| s.name.as_str())
             .collect()
     }
@@ -179,8 +216,7 @@ fn full_level() -> contract::Level {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Verification {
-    /// `passed`, `failed`, or `not-applicable` (the ceiling, which is not an implementation of the contract).
-    pub status: String,
+    pub status: VerificationStatus,
     /// The contract level verified: `api` (the API only) or `full` (everything). Results written before levels
     /// existed were verified against every case, hence the default.
     #[serde(default = "full_level")]
@@ -195,6 +231,35 @@ pub struct Verification {
     /// What was tolerated and why (e.g. read-backs across Node cluster workers, which have a store each).
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// The outcome of verifying a subject against the contract (written `passed`, `failed`, `not-applicable`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerificationStatus {
+    /// Every case that could run passed.
+    Passed,
+    /// At least one case failed.
+    Failed,
+    /// The contract does not apply: the ceiling, a fixed-response baseline that does not implement the API.
+    NotApplicable,
+}
+
+impl VerificationStatus {
+    /// The name as written in `benchmark.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerificationStatus::Passed => "passed",
+            VerificationStatus::Failed => "failed",
+            VerificationStatus::NotApplicable => "not-applicable",
+        }
+    }
+}
+
+impl std::fmt::Display for VerificationStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -534,6 +599,11 @@ pub struct PostCalibration {
     pub machine_idle: bool,
 }
 
+/// Store capacity limits of the servers (`--max-users`), the bounds of every [`StoreSizing`]. The size a POST run
+/// uses is chosen in preflight, from the POST rate measured on this machine (`preflight::size_store`).
+pub const MIN_MAX_USERS: u64 = 10_000;
+pub const MAX_MAX_USERS: u64 = 16_777_216;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoreSizing {
     pub max_users: u64,
@@ -563,6 +633,31 @@ pub enum StoreLimit {
     Memory,
     /// Given on the command line (`--post-max-users`), not calibrated.
     Given,
+}
+
+/// Why a text is not a `benchmark.json` this build reads; each command words it for its own use.
+#[derive(Debug)]
+pub enum ReadError {
+    NotJson(serde_json::Error),
+    /// Valid JSON without a numeric `schema_version`: not a fairpair results file.
+    NoVersion,
+    /// A version this build does not know (a newer fairpair wrote it); a reader refuses it rather than misread it.
+    Version(u64),
+    /// A known version whose content does not have the shape of that version.
+    Shape(serde_json::Error),
+}
+
+/// Parses a `benchmark.json` of this version or of version 1, the latter upgraded (see [`upgrade_from_v1`], which
+/// recomputes summaries with `summarise`).
+pub fn read(text: &str, summarise: impl Fn(&[LoadRun]) -> Vec<Summary>) -> Result<Benchmark, ReadError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(ReadError::NotJson)?;
+    match value.get("schema_version").and_then(serde_json::Value::as_u64) {
+        None => return Err(ReadError::NoVersion),
+        Some(v) if v != 1 && v != u64::from(SCHEMA_VERSION) => return Err(ReadError::Version(v)),
+        Some(_) => {}
+    }
+    let bench: Benchmark = serde_json::from_value(value).map_err(ReadError::Shape)?;
+    Ok(if bench.schema_version == 1 { upgrade_from_v1(bench, summarise) } else { bench })
 }
 
 /// Reads a version 1 file into this version's types: the fields added since are left at their defaults, and every
@@ -598,5 +693,22 @@ mod tests {
         assert_eq!(v.level, contract::Level::Full);
         let json = serde_json::to_string(&Verification { level: contract::Level::Api, ..v }).unwrap();
         assert!(json.contains(r#""level":"api""#), "{json}");
+    }
+
+    #[test]
+    fn statuses_and_kinds_are_written_as_the_strings_older_files_hold() {
+        for status in [VerificationStatus::Passed, VerificationStatus::Failed, VerificationStatus::NotApplicable] {
+            let json = serde_json::to_string(&status).unwrap();
+            assert_eq!(json, format!("\"{status}\""));
+            assert_eq!(serde_json::from_str::<VerificationStatus>(&json).unwrap(), status);
+        }
+        assert_eq!(serde_json::to_string(&VerificationStatus::NotApplicable).unwrap(), r#""not-applicable""#);
+        for (kind, word) in
+            [(SubjectKind::Builtin, "builtin"), (SubjectKind::Custom, "custom"), (SubjectKind::External, "external")]
+        {
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{word}\""));
+            assert_eq!(serde_json::from_str::<SubjectKind>(&format!("\"{word}\"")).unwrap(), kind);
+        }
+        assert!(serde_json::from_str::<VerificationStatus>(r#""maybe""#).is_err());
     }
 }

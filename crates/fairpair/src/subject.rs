@@ -200,6 +200,13 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
         running.addr =
             parse_listening(&line).ok_or_else(|| anyhow!("{}: cannot read the address in {line:?}", spec.name))?;
     }
+    wait_until_ready(&mut running, spec, deadline, opts.timeout)?;
+    running.startup = spawned.elapsed();
+    Ok(running)
+}
+
+/// Waits until the started server answers 200 on its ready path, or the deadline passes, or it exits.
+fn wait_until_ready(running: &mut Running, spec: &SubjectSpec, deadline: Instant, timeout: Duration) -> Result<()> {
     loop {
         running.check_alive()?;
         if status_of(running.addr, &spec.ready_path) == Some(200) {
@@ -210,13 +217,12 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
                 "{}: no 200 on GET {} within {:?} (a custom subject needs a path that answers 200: --ready-path)",
                 spec.name,
                 spec.ready_path,
-                opts.timeout
+                timeout
             );
         }
         thread::sleep(Duration::from_millis(5));
     }
-    running.startup = spawned.elapsed();
-    Ok(running)
+    Ok(())
 }
 
 /// The command that starts `spec` as `opts` say (pinned, on their host), and the port a custom command was given.
@@ -312,15 +318,9 @@ fn attach(spec: &SubjectSpec, url: &str, addr: SocketAddr, timeout: Duration) ->
     })
 }
 
-/// Reads `HOST:PORT` from `listening on http://HOST:PORT (…)`.
+/// Reads `HOST:PORT` from `listening on http://HOST:PORT (…)`, with the contract's one parser.
 pub fn parse_listening(line: &str) -> Option<SocketAddr> {
-    let rest = line.strip_prefix("listening on http://")?;
-    let hostport = rest.split_whitespace().next()?.trim_end_matches('/');
-    hostport.parse().ok().or_else(|| {
-        let (host, port) = hostport.rsplit_once(':')?;
-        let host = if host == "localhost" { "127.0.0.1" } else { host };
-        format!("{host}:{port}").parse().ok()
-    })
+    contract::StartupLine::parse(line).map(|startup| startup.addr)
 }
 
 /// A port that was free a moment ago (for custom commands that cannot be told to use port 0).
@@ -333,7 +333,9 @@ fn free_port() -> Result<u16> {
 pub fn status_of(addr: SocketAddr, path: &str) -> Option<u16> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(200)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes()).ok()?;
+    let request =
+        contract::Request { headers: vec![("Connection".into(), "close".into())], ..contract::Request::get(path) };
+    s.write_all(&request.to_bytes()).ok()?;
     let mut head = [0u8; 12];
     s.read_exact(&mut head).ok()?;
     std::str::from_utf8(&head[9..12]).ok()?.parse().ok()

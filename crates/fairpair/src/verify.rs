@@ -8,9 +8,9 @@ use std::io::Write;
 use std::net::{SocketAddr, ToSocketAddrs};
 
 use anyhow::Result;
-use contract::{CaseResult, Level, Requires, Verdict};
+use contract::{CaseResult, Level, Mismatch, Requires, Verdict};
 
-use crate::schema::Verification;
+use crate::schema::{Verification, VerificationStatus};
 use crate::subject::{self, StartOptions, SubjectSpec};
 use crate::usage;
 
@@ -50,18 +50,14 @@ pub fn run_some(
         let result = if on_silence == OnSilence::GiveUp && silent >= GIVE_UP_AFTER {
             CaseResult {
                 name: case.name.clone(),
-                verdict: Verdict::Failed(vec![format!(
-                    "not run: the server stopped answering {GIVE_UP_AFTER} cases ago"
-                )]),
+                verdict: Verdict::Failed(vec![Mismatch::NotRun { silent_cases: GIVE_UP_AFTER }]),
                 outcome: None,
             }
         } else {
             contract::run_case(addr, case, settings)
         };
         match &result.verdict {
-            Verdict::Failed(m) if m.iter().any(|x| x.starts_with("no usable response") || x.starts_with("not run")) => {
-                silent += 1
-            }
+            Verdict::Failed(m) if m.iter().any(Mismatch::is_silence) => silent += 1,
             Verdict::Skipped(_) => {}
             _ => silent = 0,
         }
@@ -204,7 +200,7 @@ pub fn level_sentence(level: Level) -> &'static str {
 pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> Result<Verification> {
     if !spec.implements_contract() {
         return Ok(Verification {
-            status: "not-applicable".into(),
+            status: VerificationStatus::NotApplicable,
             level,
             passed: 0,
             failed: 0,
@@ -259,14 +255,14 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> 
     let failures = results
         .iter()
         .filter_map(|r| match &r.verdict {
-            Verdict::Failed(m) => Some(format!("{}: {}", r.name, m.join("; "))),
+            Verdict::Failed(m) => Some(format!("{}: {}", r.name, contract::join_mismatches(m, "; "))),
             _ => None,
         })
         .take(20)
         .collect();
     Ok(Verification {
         level,
-        status: if failed == 0 { "passed".into() } else { "failed".into() },
+        status: if failed == 0 { VerificationStatus::Passed } else { VerificationStatus::Failed },
         passed: passed as u32,
         failed: failed as u32,
         skipped: skipped as u32,
@@ -281,7 +277,7 @@ fn tolerate_roundtrips(results: &mut [CaseResult]) -> usize {
     let mut n = 0;
     for r in results.iter_mut() {
         if let Verdict::Failed(m) = &r.verdict
-            && m.iter().all(|x| x.starts_with("round trip:"))
+            && m.iter().all(|x| matches!(x, Mismatch::RoundTrip(_)))
         {
             r.verdict = Verdict::Passed;
             n += 1;
@@ -299,12 +295,15 @@ mod tests {
         let mut results = vec![
             CaseResult {
                 name: "a".into(),
-                verdict: Verdict::Failed(vec!["round trip: GET /users/10001: x".into()]),
+                verdict: Verdict::Failed(vec![Mismatch::RoundTrip("GET /users/10001: x".into())]),
                 outcome: None,
             },
             CaseResult {
                 name: "b".into(),
-                verdict: Verdict::Failed(vec!["status: expected 201, got 400".into(), "round trip: y".into()]),
+                verdict: Verdict::Failed(vec![
+                    Mismatch::Response("status: expected 201, got 400".into()),
+                    Mismatch::RoundTrip("y".into()),
+                ]),
                 outcome: None,
             },
             CaseResult { name: "c".into(), verdict: Verdict::Passed, outcome: None },
@@ -321,8 +320,10 @@ mod tests {
         let addr = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
         let results = run_cases(addr, &Requires::default(), Level::Full);
         assert_eq!(results.len(), contract::cases().len());
-        let not_run =
-            results.iter().filter(|r| matches!(&r.verdict, Verdict::Failed(m) if m[0].starts_with("not run"))).count();
+        let not_run = results
+            .iter()
+            .filter(|r| matches!(&r.verdict, Verdict::Failed(m) if matches!(m[0], Mismatch::NotRun { .. })))
+            .count();
         let skipped = contract::tally(&results).2;
         assert_eq!(not_run + GIVE_UP_AFTER + skipped, results.len());
     }
@@ -330,7 +331,7 @@ mod tests {
     fn failing(name: &str) -> CaseResult {
         CaseResult {
             name: name.into(),
-            verdict: Verdict::Failed(vec!["status: expected 404, got 200".into()]),
+            verdict: Verdict::Failed(vec![Mismatch::Response("status: expected 404, got 200".into())]),
             outcome: None,
         }
     }

@@ -107,7 +107,7 @@ fn running_service() -> Running {
         .expect("python3");
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let url = line.trim().strip_prefix("listening on ").expect("start-up line").to_string();
+    let url = contract::StartupLine::parse(&line).expect("start-up line").url();
     Running(child, url)
 }
 
@@ -122,7 +122,7 @@ fn a_running_service_is_verified_and_loaded_with_cpu_and_memory_not_measured() {
     assert!(!stderr.contains("memory svc"), "no memory run for a service fairpair did not start:\n{stderr}");
     let bench = load(&out_dir);
     let svc = bench.subjects.iter().find(|s| s.name == "svc").unwrap();
-    assert_eq!((svc.kind.as_str(), svc.command.as_str()), ("external", service.1.as_str()));
+    assert_eq!((svc.kind, svc.command.as_str()), (fairpair::schema::SubjectKind::External, service.1.as_str()));
     let runs: Vec<_> = bench.runs.iter().filter(|r| r.subject == "svc").collect();
     assert_eq!(runs.len(), 1);
     assert!(runs[0].requests > 0 && runs[0].server_cpu_us_per_request.is_none(), "{:?}", runs[0]);

@@ -54,7 +54,8 @@ fn a_tiny_run_writes_results_and_report() {
     assert_eq!(measured, ["ceiling", "node", "rust"]);
     // Verification first: a server failing the contract is (rightly) not measured, which would fail what follows.
     for s in &bench.subjects {
-        let want = if s.name == "ceiling" { "not-applicable" } else { "passed" };
+        use fairpair::schema::VerificationStatus;
+        let want = if s.name == "ceiling" { VerificationStatus::NotApplicable } else { VerificationStatus::Passed };
         assert_eq!(s.verification.status, want, "{}: {:?}", s.name, s.verification.failures);
     }
     // The ceiling runs GET only; the others run GET and POST.

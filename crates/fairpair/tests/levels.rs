@@ -25,7 +25,7 @@ impl Service {
             .unwrap_or_else(|e| panic!("cannot start python3 {}: {e}", script.display()));
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("start-up line {line:?}")).into();
+        let url = contract::StartupLine::parse(&line).unwrap_or_else(|| panic!("start-up line {line:?}")).url();
         Service { child, url }
     }
 

@@ -40,11 +40,7 @@ fn start_example() -> (Example, String) {
     let child = Example(child);
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).unwrap();
-    let url = line
-        .strip_prefix("listening on ")
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no start-up line: {line:?}"))
-        .to_string();
+    let url = contract::StartupLine::parse(&line).unwrap_or_else(|| panic!("no start-up line: {line:?}")).url();
     (child, url)
 }
 

@@ -153,3 +153,22 @@ fn bombardier_counts_errors_and_every_non_2xx_class() {
     assert_eq!((r.errors, r.non_2xx), (6, 1204));
     assert_eq!(r.latency.max_ms, 10000.512);
 }
+
+#[test]
+fn a_missing_field_is_named_with_its_tool() {
+    // Each tool's real output with one field the harness needs taken out: the error says which tool and which field.
+    let wrk = fixture("wrk-get-ceiling.txt").replace("\"duration_us\":", "\"duration\":");
+    let oha = fixture("oha-get-ceiling.json").replace("\"slowest\":", "\"slow\":");
+    let autocannon = fixture("autocannon-get-ceiling.json").replace("\"non2xx\":", "\"non\":");
+    let bombardier = fixture("bombardier-documented-format.json").replace("\"req4xx\":", "\"req4\":");
+    let cases: [(&dyn LoadTool, String, &str); 4] = [
+        (&Wrk, wrk, "duration_us"),
+        (&Oha, oha, "slowest"),
+        (&Autocannon, autocannon, "non2xx"),
+        (&Bombardier, bombardier, "req4xx"),
+    ];
+    for (tool, text, field) in cases {
+        let e = tool.parse(&text).unwrap_err().to_string();
+        assert!(e.starts_with(&format!("{}'s JSON output: missing field `{field}`", tool.name())), "{e}");
+    }
+}

@@ -279,9 +279,9 @@ fn wait_for_listening_line(stdout: std::process::ChildStdout, within: Duration) 
         Err(_) => return Err(format!("no start-up line within {within:?}")),
     };
     // "listening on http://127.0.0.1:PORT (10000 users, N workers)"
-    let rest = line.strip_prefix("listening on http://").ok_or_else(|| format!("unexpected start-up line {line:?}"))?;
-    let host_port = rest.split(' ').next().unwrap_or("");
-    host_port.parse().map_err(|_| format!("unexpected start-up line {line:?}"))
+    contract::StartupLine::parse(&line)
+        .map(|startup| startup.addr)
+        .ok_or_else(|| format!("unexpected start-up line {line:?}"))
 }
 
 /// One request on a new connection: the answer, or a panic naming what went wrong (tests only).
@@ -290,18 +290,14 @@ pub fn exchange(addr: SocketAddr, bytes: &[u8]) -> contract::Outcome {
         .unwrap_or_else(|e| panic!("no usable response from {addr}: {e}"))
 }
 
-/// A POST /users of `body` (a JSON text), as raw bytes.
+/// A POST /users of `body` (a JSON text), as raw bytes (completed as the contract's runner completes a case).
 pub fn post_bytes(body: &str) -> Vec<u8> {
-    format!(
-        "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
+    contract::Request::post_json("/users", body.as_bytes()).to_bytes()
 }
 
 /// A GET of `target`, as raw bytes.
 pub fn get_bytes(target: &str) -> Vec<u8> {
-    format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").into_bytes()
+    contract::Request::get(target).to_bytes()
 }
 
 /// The status of an outcome, 0 for a connection closed without a response (for compact assertions).

@@ -27,7 +27,9 @@ fn every_contract_case_passes_on_every_server_and_they_agree() {
             let name = server.kind.name();
             match &result.verdict {
                 Verdict::Passed => {}
-                Verdict::Failed(why) => problems.push(format!("{name} fails {}: {}", case.name, why.join("; "))),
+                Verdict::Failed(why) => {
+                    problems.push(format!("{name} fails {}: {}", case.name, contract::join_mismatches(why, "; ")))
+                }
                 Verdict::Skipped(why) => problems.push(format!("{name} skipped {}: {why}", case.name)),
             }
         }
@@ -59,10 +61,10 @@ fn every_method_on_every_route_agrees() {
     for method in methods {
         for path in paths {
             // POST /users without a Content-Type is a 415 on both; a body would only make it a different case.
-            let request = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-            let a = exchange(servers[0].addr, request.as_bytes());
+            let request = contract::Request { method: method.to_owned(), ..contract::Request::get(path) }.to_bytes();
+            let a = exchange(servers[0].addr, &request);
             for other in &servers[1..] {
-                let b = exchange(other.addr, request.as_bytes());
+                let b = exchange(other.addr, &request);
                 for d in contract::differences(Match::Exact, &a, &b) {
                     problems.push(format!("{method} {path}: rust and {}: {d}", other.kind.name()));
                 }

@@ -132,13 +132,7 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
 }
 
 fn post(body: &[u8]) -> Vec<u8> {
-    let mut request = format!(
-        "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .into_bytes();
-    request.extend_from_slice(body);
-    request
+    contract::Request::post_json("/users", body).to_bytes()
 }
 
 fn runner(default_cases: u32) -> TestRunner {
@@ -217,12 +211,12 @@ fn random_paths_get_identical_answers() {
     let method = prop::sample::select(vec!["GET", "HEAD", "DELETE", "PUT"]);
     let (sent, answered) = (Cell::new(0u32), Cell::new(0u32));
     let result = runner(300).run(&(method, path), |(method, path)| {
-        let request = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
-        let a = exchange(servers[0].addr, request.as_bytes());
+        let request = contract::Request { method: method.to_owned(), ..contract::Request::get(&path) }.to_bytes();
+        let a = exchange(servers[0].addr, &request);
         sent.set(sent.get() + 1);
         let mut all_answered = matches!(a, Outcome::Response { .. });
         for server in &servers[1..] {
-            let b = exchange(server.addr, request.as_bytes());
+            let b = exchange(server.addr, &request);
             if server.kind == Kind::Go && faults::has_malformed_percent_escape(&path) {
                 // Refused by net/http before the handler (see the function); the one difference allowed here.
                 prop_assert_eq!(faults::status(&b), 400, "{} {}: go", method, path);

@@ -7,7 +7,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::routes::json_response;
+use crate::response::json_response;
 
 /// An error answer of the API. Each variant documents its status and body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -377,6 +377,11 @@ impl Scanner<'_> {
     }
 }
 
+// The tables are shared with the serde experiment in `tests/json_serde_route.rs`.
+#[cfg(test)]
+#[path = "../tests/common/json_tables.rs"]
+mod json_tables;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,92 +389,31 @@ mod tests {
     /// Bodies `JSON.parse` accepts as an object.
     #[test]
     fn accepts_what_json_parse_accepts() {
-        let deep_arrays = format!("{{\"x\":{}{}}}", "[".repeat(30_000), "]".repeat(30_000));
-        let deep_objects = format!("{{\"x\":{}1{}}}", "{\"a\":".repeat(10_000), "}".repeat(10_000));
-        let cases: &[(&str, &str)] = &[
-            ("empty object", "{}"),
-            ("whitespace around and inside", " \t\r\n{ \"a\" : 1 , \"b\" :\n[ ] }\r\n"),
-            ("all literals", r#"{"a":true,"b":false,"c":null}"#),
-            ("numbers of any magnitude", r#"{"a":1e400,"b":-1e400,"c":-0,"d":1.5e-400,"e":12345678901234567890123}"#),
-            ("number forms", r#"{"a":0,"b":-0.5,"c":1E+2,"d":1e-2,"e":10.25}"#),
-            ("all escapes", r#"{"a":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"}"#),
-            ("lone surrogates in unknown key and value", r#"{"\ud800":"\udc00x"}"#),
-            ("non-ASCII and DEL raw", "{\"a\":\"é😀\u{7f}\u{2028}\"}"),
-            ("nested empty containers", r#"{"a":{},"b":[],"c":[{}],"d":{"e":[]}}"#),
-            ("deep arrays", &deep_arrays),
-            ("deep objects", &deep_objects),
-        ];
-        for (case, body) in cases {
-            assert!(scan_object(body).is_ok(), "case {case:?} should be accepted");
+        for (case, body) in json_tables::accepted() {
+            assert!(scan_object(&body).is_ok(), "case {case:?} should be accepted");
         }
     }
 
     /// Bodies `JSON.parse` rejects, or whose value is not an object.
     #[test]
     fn rejects_what_json_parse_rejects() {
-        let unbalanced = format!("{{\"x\":{}}}", "[".repeat(20_000));
-        let cases: &[(&str, &str)] = &[
-            ("empty", ""),
-            ("whitespace only", " \n"),
-            ("array", "[]"),
-            ("string", "\"x\""),
-            ("number", "1"),
-            ("null", "null"),
-            ("unterminated object", "{"),
-            ("trailing comma", r#"{"a":1,}"#),
-            ("trailing comma in array", r#"{"a":[1,]}"#),
-            ("missing colon", r#"{"a" 1}"#),
-            ("missing value", r#"{"a":}"#),
-            ("two values", "{}{}"),
-            ("trailing garbage", "{} x"),
-            ("single quotes", "{'a':1}"),
-            ("unquoted key", "{a:1}"),
-            ("comment", "{/*c*/}"),
-            ("NaN", r#"{"a":NaN}"#),
-            ("Infinity", r#"{"a":Infinity}"#),
-            ("leading zero", r#"{"a":01}"#),
-            ("plus sign", r#"{"a":+1}"#),
-            ("leading dot", r#"{"a":.5}"#),
-            ("trailing dot", r#"{"a":1.}"#),
-            ("empty exponent", r#"{"a":1e}"#),
-            ("hex", r#"{"a":0x10}"#),
-            ("bare minus", r#"{"a":-}"#),
-            ("truncated literal", r#"{"a":tru}"#),
-            ("capitalised literal", r#"{"a":True}"#),
-            ("raw tab in string", "{\"a\":\"\t\"}"),
-            ("raw newline in string", "{\"a\":\"\n\"}"),
-            ("raw NUL in string", "{\"a\":\"\0\"}"),
-            ("bad escape", r#"{"a":"\x41"}"#),
-            ("short unicode escape", r#"{"a":"\u41"}"#),
-            ("non-hex unicode escape", r#"{"a":"\u00g0"}"#),
-            ("unterminated string", r#"{"a":"x}"#),
-            ("byte-order mark", "\u{feff}{}"),
-            ("no-break space", "{\u{a0}}"),
-            ("form feed is not whitespace", "{\u{c}}"),
-            ("vertical tab is not whitespace", "{\u{b}}"),
-            ("line separator is not whitespace", "{}\u{2028}"),
-            ("NUL after the object", "{}\0"),
-            ("unbalanced deep nesting", &unbalanced),
-            ("mismatched brackets", r#"{"a":[}"#),
-            ("object key not a string", r#"{"a":{1:2}}"#),
-        ];
-        for (case, body) in cases {
-            assert_eq!(scan_object(body), Err(Invalid), "case {case:?} should be rejected");
+        for (case, body) in json_tables::rejected() {
+            assert_eq!(scan_object(&body), Err(Invalid), "case {case:?} should be rejected");
         }
     }
 
     #[test]
     fn keeps_the_last_name_and_email() {
-        let fields = scan_object(r#"{"name":"\ud800","name":{"a":[1]},"email":5,"na\u006de":"Ok","email":"a@b"}"#);
-        assert_eq!(
-            fields,
-            Ok(Fields { name: Some(Member::String("Ok")), email: Some(Member::String("a@b")) }),
-            "the last duplicate wins, escaped keys included"
-        );
-        let fields = scan_object(r#"{"name":"A","name":1e400}"#);
-        assert_eq!(fields, Ok(Fields { name: Some(Member::Other), email: None }));
-        let fields = scan_object(r#"{"x":{"name":"nested","email":"n@n"}}"#);
-        assert_eq!(fields, Ok(Fields::default()), "nested keys are not top-level keys");
+        // In the order of `json_tables::LAST_WINS`.
+        let expected = [
+            Fields { name: Some(Member::String("Ok")), email: Some(Member::String("a@b")) },
+            Fields { name: Some(Member::Other), email: None },
+            Fields::default(),
+        ];
+        assert_eq!(json_tables::LAST_WINS.len(), expected.len());
+        for (&(case, body), expected) in json_tables::LAST_WINS.iter().zip(expected) {
+            assert_eq!(scan_object(body), Ok(expected), "case {case:?}");
+        }
     }
 
     #[test]

@@ -31,6 +31,7 @@
 //! - [`routes`]: the routes, on the raw request path; `app(state)` returns the `Router`, which tests call directly.
 //! - [`request_log`]: the `--log` line, one per request, in the format all three servers share.
 //! - [`error`]: every error answer, its status and its exact message.
+//! - `response`: `json_response`, the one way a value becomes a JSON answer (used by `routes` and `error`).
 //! - [`body`]: reading a request body within the size limit (413) and the time limit (408).
 //! - [`validation`]: the `User`, and `NewUser::parse`, which applies the validation rules in the contract's order.
 //! - [`json`]: a scanner that accepts exactly what JavaScript's `JSON.parse` accepts (any nesting depth, any number,
@@ -41,6 +42,7 @@ pub mod body;
 pub mod error;
 pub mod json;
 pub mod request_log;
+mod response;
 pub mod routes;
 pub mod store;
 pub mod transport;

@@ -22,6 +22,7 @@ use tokio::time::Instant;
 
 use crate::body;
 use crate::error::ApiError;
+use crate::response::json_response;
 use crate::store::{Store, StoreFull};
 use crate::validation::NewUser;
 
@@ -46,8 +47,11 @@ impl AppState {
 
 /// The whole API as an axum `Router`, ready to serve or to call directly in tests (`app(state).oneshot(request)`).
 ///
-/// A handler that panics is turned into a 500 by the server (see `transport.rs`), not here: a tower layer around every
-/// route would box each response body once more, on every request, for a case that should never happen.
+/// A handler that panics is turned into a 500 by the server (`catch_panic` in `transport.rs`, around its call of this
+/// router), not here; a test that calls the router directly sees the panic itself. A panic layer on the router
+/// (tower-http's `CatchPanicLayer`) would answer the same 500, but it wraps every response body in a boxed body of
+/// its own type, which axum then boxes again into its `Body`: work on every request for a case that should never
+/// happen. So the workspace does not depend on tower-http.
 pub fn app(state: AppState) -> Router {
     routes().with_state(state)
 }
@@ -124,21 +128,6 @@ async fn allow_get() -> ApiError {
 /// Another method on `/users`.
 async fn allow_post() -> ApiError {
     ApiError::MethodNotAllowed { allow: "POST" }
-}
-
-/// A JSON response, serialised now, for this request: nothing is cached or pre-serialised (a rule of the project, so
-/// both servers do the same work). `Content-Length` follows from the body, which has an exact size.
-pub(crate) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
-    match serde_json::to_vec(value) {
-        Ok(json) => {
-            (status, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], json).into_response()
-        }
-        // Serialising plain structs of strings and numbers cannot fail; if it ever did, say so without recursing.
-        Err(error) => {
-            tracing::error!(%error, "serialising a response failed");
-            StatusCode::INTERNAL_SERVER_ERROR.into_response()
-        }
-    }
 }
 
 /// The id in `/users/{id}`: only the canonical decimal form `^[1-9][0-9]*$` counts, so `0500`, `+500`, `5e2` and

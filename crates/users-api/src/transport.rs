@@ -2,8 +2,10 @@
 //! server's `transport.js` and the Go server's `transport.go` do the same job.
 //!
 //! Why not `axum::serve`? In axum 0.8 it sets no time limit on reading a request head (a client that sends one byte a
-//! minute holds a connection forever) and it also answers HTTP/2 with prior knowledge, which the contract excludes.
-//! So this module drives hyper's HTTP/1 connection directly, which is also what `axum::serve` does underneath:
+//! minute holds a connection forever), and none of the limits below can be set through it. (With axum's `http2`
+//! feature it would also answer HTTP/2 with prior knowledge, which the contract excludes; this workspace builds axum
+//! with `http1` only, so no HTTP/2 code is compiled in at all.) So this module drives hyper's HTTP/1 connection
+//! directly, which is also what `axum::serve` does underneath:
 //!
 //! - the listener asks for a backlog of 1,024 ([`bind`]), so a burst of connects is queued, not reset;
 //! - `header_read_timeout` closes a connection that has not sent a complete head in time. hyper starts that timer

@@ -360,8 +360,9 @@ fn environment_variables_are_read() {
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     child.kill().unwrap();
     child.wait().unwrap();
-    assert!(line.starts_with("listening on http://127.0.0.1:"), "{line:?}");
-    assert!(line.ends_with("(10000 users, 2 workers)\n"), "{line:?}");
+    let startup = contract::StartupLine::parse(&line).unwrap_or_else(|| panic!("not a start-up line: {line:?}"));
+    assert_eq!(startup.addr.ip(), std::net::Ipv4Addr::LOCALHOST, "{line:?}");
+    assert_eq!((startup.users, startup.workers), (Some(10000), Some(2)), "{line:?}");
 }
 
 /// The hostile-input rules of the contract (issue 14) on a real socket: each request, its status, and whether the

@@ -2,9 +2,10 @@
 //! process: on one core it saturates its own CPU at about 20,000 requests/s, so a fast server can make it the
 //! bottleneck (the harness flags such runs as loader-bound).
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
+use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, num};
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
 use crate::schema::Latency;
 
 pub struct Autocannon;
@@ -51,31 +52,54 @@ impl LoadTool for Autocannon {
     fn parse(&self, stdout: &str) -> Result<LoadResult> {
         // With -j the whole output is one JSON object (progress goes to stderr, and -n turns it off).
         let start = stdout.find('{').ok_or_else(|| anyhow!("no JSON in autocannon's output"))?;
-        let v: serde_json::Value = serde_json::from_str(stdout[start..].trim()).context("autocannon's JSON")?;
-        let get = |path: &[&str]| num(&v, path).ok_or_else(|| anyhow!("autocannon JSON lacks {}", path.join(".")));
-        let total = get(&["requests", "total"])? as u64;
+        let out: Output = from_json("autocannon", stdout[start..].trim())?;
+        let total = out.requests.total;
         // `duration` is the measured time in seconds; `requests.average` is a mean of per-second samples, which
         // drops the last partial second, so the rate is computed from the total instead.
-        let duration_s = get(&["duration"])?;
+        let duration_s = out.duration;
+        let l = &out.latency;
         Ok(LoadResult {
             requests: total,
             duration_s,
             requests_per_sec: if duration_s > 0.0 { total as f64 / duration_s } else { 0.0 },
-            latency: Latency {
-                p50_ms: get(&["latency", "p50"])?,
-                p90_ms: get(&["latency", "p90"])?,
-                p99_ms: get(&["latency", "p99"])?,
-                p99_9_ms: Some(get(&["latency", "p99_9"])?),
-                max_ms: get(&["latency", "max"])?,
-            },
-            errors: get(&["errors"])? as u64 + num(&v, &["timeouts"]).unwrap_or(0.0) as u64,
-            non_2xx: get(&["non2xx"])? as u64,
+            latency: Latency { p50_ms: l.p50, p90_ms: l.p90, p99_ms: l.p99, p99_9_ms: Some(l.p99_9), max_ms: l.max },
+            errors: out.errors + out.timeouts.unwrap_or(0),
+            non_2xx: out.non2xx,
         })
     }
 
     fn open_loop(&self) -> Option<OpenLoopSupport> {
         Some(OpenLoopSupport { latency_corrected: false, max_rate: Some(MAX_RATE) })
     }
+}
+
+/// The parts of autocannon's `-j` JSON the harness reads.
+#[derive(Deserialize)]
+struct Output {
+    requests: Requests,
+    /// Measured seconds.
+    duration: f64,
+    /// Latency percentiles in milliseconds.
+    latency: Percentiles,
+    /// Socket errors (timeouts included in some versions, counted apart in others).
+    errors: u64,
+    #[serde(default)]
+    timeouts: Option<u64>,
+    non2xx: u64,
+}
+
+#[derive(Deserialize)]
+struct Requests {
+    total: u64,
+}
+
+#[derive(Deserialize)]
+struct Percentiles {
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    p99_9: f64,
+    max: f64,
 }
 
 #[cfg(test)]

@@ -12,9 +12,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
+use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, num};
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
 use crate::schema::Latency;
 
 pub struct Bombardier;
@@ -63,29 +64,23 @@ impl LoadTool for Bombardier {
     fn parse(&self, stdout: &str) -> Result<LoadResult> {
         let start =
             stdout.find('{').ok_or_else(|| anyhow!("no JSON in bombardier's output (was it run with -o json?)"))?;
-        let v: serde_json::Value = serde_json::from_str(stdout[start..].trim()).context("bombardier's JSON")?;
-        let get = |path: &[&str]| num(&v, path).ok_or_else(|| anyhow!("bombardier JSON lacks {}", path.join(".")));
-        let us_as_ms = |path: &[&str]| -> Result<f64> { Ok(get(path)? / 1000.0) };
-        let count = |key: &str| -> Result<u64> { Ok(get(&["result", key])? as u64) };
-        let ok = count("req2xx")?;
-        let non_2xx = count("req1xx")? + count("req3xx")? + count("req4xx")? + count("req5xx")? + count("others")?;
-        let requests = ok + non_2xx;
-        let duration_s = get(&["result", "timeTakenSeconds"])?;
-        // The errors list is there only when there were any: timeouts, resets, refused connections.
-        let errors = v["result"]["errors"]
-            .as_array()
-            .map(|list| list.iter().filter_map(|e| e["count"].as_u64()).sum())
-            .unwrap_or(0);
+        let r = from_json::<Output>("bombardier", stdout[start..].trim())?.result;
+        let ms = |us: f64| us / 1000.0;
+        let non_2xx = r.req1xx + r.req3xx + r.req4xx + r.req5xx + r.others;
+        let requests = r.req2xx + non_2xx;
+        let duration_s = r.time_taken_seconds;
+        let errors = r.errors.unwrap_or_default().iter().map(|e| e.count).sum();
+        let p = &r.latency.percentiles;
         Ok(LoadResult {
             requests,
             duration_s,
             requests_per_sec: if duration_s > 0.0 { requests as f64 / duration_s } else { 0.0 },
             latency: Latency {
-                p50_ms: us_as_ms(&["result", "latency", "percentiles", "50"])?,
-                p90_ms: us_as_ms(&["result", "latency", "percentiles", "90"])?,
-                p99_ms: us_as_ms(&["result", "latency", "percentiles", "99"])?,
+                p50_ms: ms(p.p50),
+                p90_ms: ms(p.p90),
+                p99_ms: ms(p.p99),
                 p99_9_ms: None,
-                max_ms: us_as_ms(&["result", "latency", "max"])?,
+                max_ms: ms(r.latency.max),
             },
             errors,
             non_2xx,
@@ -108,10 +103,54 @@ impl LoadTool for Bombardier {
     }
 }
 
+/// bombardier's `-o json -p r` output: the run's `result` (its `spec` echoes the command line).
+#[derive(Deserialize)]
+struct Output {
+    result: RunResult,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunResult {
+    time_taken_seconds: f64,
+    req1xx: u64,
+    req2xx: u64,
+    req3xx: u64,
+    req4xx: u64,
+    req5xx: u64,
+    /// Responses with a status outside 1xx–5xx.
+    others: u64,
+    /// There only when there were any: timeouts, resets, refused connections.
+    #[serde(default)]
+    errors: Option<Vec<ErrorCount>>,
+    /// In microseconds.
+    latency: LatencyUs,
+}
+
+#[derive(Deserialize)]
+struct ErrorCount {
+    count: u64,
+}
+
+#[derive(Deserialize)]
+struct LatencyUs {
+    max: f64,
+    percentiles: Percentiles,
+}
+
+#[derive(Deserialize)]
+struct Percentiles {
+    #[serde(rename = "50")]
+    p50: f64,
+    #[serde(rename = "90")]
+    p90: f64,
+    #[serde(rename = "99")]
+    p99: f64,
+}
+
 /// The first `bombardier` on `PATH`, unless it is the curses game of the same name (in a `games` directory).
 fn http_bombardier() -> Option<PathBuf> {
-    let paths = std::env::var_os("PATH")?;
-    let found = std::env::split_paths(&paths).map(|dir| dir.join("bombardier")).find(|p| super::is_executable(p))?;
+    let found = which::which("bombardier").ok()?;
     let in_games = found.parent().and_then(|d| d.file_name()).is_some_and(|name| name == "games");
     (!in_games).then_some(found)
 }

@@ -91,16 +91,9 @@ pub fn by_name(name: &str) -> Option<Box<dyn LoadTool>> {
     }
 }
 
-/// Whether `program` is on `PATH`.
+/// Whether `program` is on `PATH` (an executable file of that name in one of its directories).
 pub fn installed(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(program))))
-}
-
-/// Whether `path` is a file with an execute bit.
-pub(crate) fn is_executable(path: &Path) -> bool {
-    path.is_file()
-        && std::fs::metadata(path).is_ok_and(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o111 != 0)
+    which::which(program).is_ok()
 }
 
 /// Fails with a one-line, actionable message when the tool is missing.
@@ -183,27 +176,29 @@ fn children_cpu_us() -> f64 {
     }
 }
 
-/// Joins argv into a line a reader can paste into a shell (single-quoting what needs it).
+/// Joins argv into a line a reader can paste into a shell.
+///
+/// shlex does the quoting. It also quotes `=`, `,` and `%`, which no shell needs quoted inside an argument, so words
+/// made only of safe characters are left as they are: `taskset -c 0,2` and `-H Content-Type=application/json` stay
+/// readable in the results, as they always were.
 pub fn shell_words(argv: &[String]) -> String {
     argv.iter()
         .map(|a| {
             if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c)) {
                 a.clone()
             } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
+                // shlex refuses only a NUL byte, which no argument of a process can hold; show it escaped then.
+                shlex::try_quote(a).map_or_else(|_| format!("{a:?}"), |q| q.into_owned())
             }
         })
         .collect::<Vec<_>>()
         .join(" ")
 }
 
-/// Reads a JSON number that may be absent or null.
-pub(crate) fn num(v: &serde_json::Value, path: &[&str]) -> Option<f64> {
-    let mut cur = v;
-    for key in path {
-        cur = cur.get(key)?;
-    }
-    cur.as_f64()
+/// Reads a tool's JSON output into the adapter's typed view of it. The error names the tool, and serde names the
+/// field: `oha's JSON output: missing field `summary` at line 1 column 2`.
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(tool: &str, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{tool}'s JSON output: {e}"))
 }
 
 #[cfg(test)]
@@ -225,7 +220,12 @@ mod tests {
     fn shell_words_quote_what_needs_it() {
         let argv: Vec<String> =
             ["wrk", "-c", "50", "http://127.0.0.1:1/users/500", "a b", "it's"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(shell_words(&argv), r"wrk -c 50 http://127.0.0.1:1/users/500 'a b' 'it'\''s'");
+        assert_eq!(shell_words(&argv), r#"wrk -c 50 http://127.0.0.1:1/users/500 'a b' "it's""#);
+        let words: Vec<String> = ["taskset", "-c", "0,2", "-H", "Content-Type=application/json", "-d", r#"{"a":1}"#]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(shell_words(&words), r#"taskset -c 0,2 -H Content-Type=application/json -d '{"a":1}'"#);
     }
 
     #[test]

@@ -5,9 +5,12 @@
 //! Its JSON (`--output-format json`) gives times in seconds: `summary.requestsPerSec`, `summary.total` (duration),
 //! `summary.slowest`, `latencyPercentiles.p50 … "p99.9"`, `statusCodeDistribution` and `errorDistribution` (counts).
 
-use anyhow::{Context, Result, anyhow};
+use std::collections::BTreeMap;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, num};
+use anyhow::{Result, anyhow};
+use serde::Deserialize;
+
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
 use crate::schema::Latency;
 
 pub struct Oha;
@@ -52,35 +55,27 @@ impl LoadTool for Oha {
 
     fn parse(&self, stdout: &str) -> Result<LoadResult> {
         let start = stdout.find('{').ok_or_else(|| anyhow!("no JSON in oha's output"))?;
-        let v: serde_json::Value = serde_json::from_str(stdout[start..].trim()).context("oha's JSON")?;
-        let get = |path: &[&str]| num(&v, path).ok_or_else(|| anyhow!("oha JSON lacks {}", path.join(".")));
-        let ms = |key: &str| -> Result<f64> { Ok(get(&["latencyPercentiles", key])? * 1000.0) };
-        let count = |key: &str| -> (u64, u64) {
-            // (all, non-2xx) over a distribution object of "code or message" → count.
-            v.get(key).and_then(|d| d.as_object()).map_or((0, 0), |m| {
-                m.iter().fold((0, 0), |(all, bad), (k, n)| {
-                    let n = n.as_u64().unwrap_or(0);
-                    (all + n, bad + if k.starts_with('2') { 0 } else { n })
-                })
-            })
-        };
-        let (responses, non_2xx) = count("statusCodeDistribution");
+        let out: Output = from_json("oha", stdout[start..].trim())?;
+        let ms = |s: f64| s * 1000.0;
+        let responses: u64 = out.status_code_distribution.values().sum();
+        let non_2xx =
+            out.status_code_distribution.iter().filter(|(code, _)| !code.starts_with('2')).map(|(_, n)| n).sum();
         // With `-z`, requests still in flight when the time is up are aborted and listed as "aborted due to
         // deadline": an artefact of stopping, not a failure of the server, so they are not counted as errors.
-        let errors = v.get("errorDistribution").and_then(|d| d.as_object()).map_or(0, |m| {
-            m.iter().filter(|(k, _)| !k.contains("deadline")).map(|(_, n)| n.as_u64().unwrap_or(0)).sum()
-        });
-        let duration_s = get(&["summary", "total"])?;
+        // oha names its errors only by their message, so the message is all there is to tell them apart by.
+        let errors = out.error_distribution.iter().filter(|(what, _)| !what.contains("deadline")).map(|(_, n)| n).sum();
+        let duration_s = out.summary.total;
+        let p = &out.latency_percentiles;
         Ok(LoadResult {
             requests: responses,
             duration_s,
             requests_per_sec: if duration_s > 0.0 { responses as f64 / duration_s } else { 0.0 },
             latency: Latency {
-                p50_ms: ms("p50")?,
-                p90_ms: ms("p90")?,
-                p99_ms: ms("p99")?,
-                p99_9_ms: Some(ms("p99.9")?),
-                max_ms: get(&["summary", "slowest"])? * 1000.0,
+                p50_ms: ms(p.p50),
+                p90_ms: ms(p.p90),
+                p99_ms: ms(p.p99),
+                p99_9_ms: Some(ms(p.p99_9)),
+                max_ms: ms(out.summary.slowest),
             },
             errors,
             non_2xx,
@@ -90,4 +85,34 @@ impl LoadTool for Oha {
     fn open_loop(&self) -> Option<OpenLoopSupport> {
         Some(OpenLoopSupport { latency_corrected: true, max_rate: None })
     }
+}
+
+/// The parts of oha's JSON the harness reads (times in seconds).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Output {
+    summary: Summary,
+    latency_percentiles: Percentiles,
+    /// Status code → responses; absent when nothing answered.
+    #[serde(default)]
+    status_code_distribution: BTreeMap<String, u64>,
+    /// Error message → count.
+    #[serde(default)]
+    error_distribution: BTreeMap<String, u64>,
+}
+
+#[derive(Deserialize)]
+struct Summary {
+    /// The run's duration.
+    total: f64,
+    slowest: f64,
+}
+
+#[derive(Deserialize)]
+struct Percentiles {
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    #[serde(rename = "p99.9")]
+    p99_9: f64,
 }

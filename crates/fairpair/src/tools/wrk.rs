@@ -8,8 +8,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
+use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, num};
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
 use crate::schema::Latency;
 
 pub struct Wrk;
@@ -60,28 +61,24 @@ impl LoadTool for Wrk {
             .lines()
             .find(|l| l.starts_with(MARKER))
             .ok_or_else(|| anyhow!("no JSON line from the fairpair wrk script (was wrk run with -s?)"))?;
-        let v: serde_json::Value = serde_json::from_str(line).context("the wrk script's JSON line")?;
-        let get = |path: &[&str]| num(&v, path).ok_or_else(|| anyhow!("wrk JSON lacks {}", path.join(".")));
-        let ms = |key: &str| -> Result<f64> { Ok(get(&["latency_us", key])? / 1000.0) };
-        let requests = get(&["requests"])? as u64;
-        let duration_s = get(&["duration_us"])? / 1e6;
-        let errors = ["connect", "read", "write", "timeout"]
-            .iter()
-            .map(|k| get(&["errors", k]).map(|x| x as u64))
-            .sum::<Result<u64>>()?;
+        let out: Output = from_json("wrk", line)?;
+        let ms = |us: f64| us / 1000.0;
+        let duration_s = out.duration_us / 1e6;
+        let e = &out.errors;
         Ok(LoadResult {
-            requests,
+            requests: out.requests,
             duration_s,
-            requests_per_sec: if duration_s > 0.0 { requests as f64 / duration_s } else { 0.0 },
+            requests_per_sec: if duration_s > 0.0 { out.requests as f64 / duration_s } else { 0.0 },
             latency: Latency {
-                p50_ms: ms("p50")?,
-                p90_ms: ms("p90")?,
-                p99_ms: ms("p99")?,
-                p99_9_ms: Some(ms("p99_9")?),
-                max_ms: ms("max")?,
+                p50_ms: ms(out.latency_us.p50),
+                p90_ms: ms(out.latency_us.p90),
+                p99_ms: ms(out.latency_us.p99),
+                p99_9_ms: Some(ms(out.latency_us.p99_9)),
+                max_ms: ms(out.latency_us.max),
             },
-            errors,
-            non_2xx: get(&["errors", "status"])? as u64,
+            errors: e.connect + e.read + e.write + e.timeout,
+            // wrk's `status` errors are the responses with a status of 400 or more.
+            non_2xx: e.status,
         })
     }
 
@@ -96,6 +93,36 @@ impl LoadTool for Wrk {
             .map(|l| l.split(" Copyright").next().unwrap_or(&l).to_string())
             .unwrap_or_else(|| "not installed".into())
     }
+}
+
+/// The JSON line of [`script`]'s `done()` (the fields the harness reads; `bytes`, `min`, `mean` and `stdev` are
+/// there for a reader of the raw output).
+#[derive(Deserialize)]
+struct Output {
+    requests: u64,
+    duration_us: f64,
+    errors: Errors,
+    latency_us: Percentiles,
+}
+
+/// wrk's `summary.errors`: socket errors by kind, and `status`, the responses with a status ≥ 400.
+#[derive(Deserialize)]
+struct Errors {
+    connect: u64,
+    read: u64,
+    write: u64,
+    status: u64,
+    timeout: u64,
+}
+
+/// From wrk's latency histogram, in microseconds.
+#[derive(Deserialize)]
+struct Percentiles {
+    max: f64,
+    p50: f64,
+    p90: f64,
+    p99: f64,
+    p99_9: f64,
 }
 
 /// The Lua script: the request at the top level, and a `done()` that prints one JSON line.

@@ -4,6 +4,8 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
+use contract::StartupLine;
+
 pub const BIN: &str = env!("CARGO_BIN_EXE_users-server");
 
 /// Starts the server on 127.0.0.1 and a free port with `args` (and no `RUST_LOG`), waits for its start-up line, and
@@ -19,11 +21,6 @@ pub fn spawn(args: &[&str], stderr: Stdio) -> (Child, SocketAddr, String) {
         .expect("users-server starts");
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).expect("a start-up line");
-    let port = line
-        .split("127.0.0.1:")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|port| port.parse::<u16>().ok())
-        .unwrap_or_else(|| panic!("no port in the start-up line {line:?}"));
-    (child, SocketAddr::from(([127, 0, 0, 1], port)), line.trim_end().to_owned())
+    let startup = StartupLine::parse(&line).unwrap_or_else(|| panic!("not a start-up line: {line:?}"));
+    (child, startup.addr, line.trim_end().to_owned())
 }

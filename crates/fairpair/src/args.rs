@@ -1,0 +1,133 @@
+//! The command line of `fairpair run`: every flag, its default and what it means, as clap reads it. `plan.rs` turns
+//! these words into a [`crate::plan::Plan`] (checking them there), and a preset (`presets.rs`) may fill in what the
+//! command line left open. A new flag goes here, and what it means goes into the plan.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::presets::Preset;
+
+#[derive(Args, Clone, Debug)]
+pub struct RunArgs {
+    /// Built-in subjects, comma-separated: rust, node, go, ceiling, rust-multi, node-cluster, go-multi
+    /// [default: rust,node,ceiling, plus rust-multi and node-cluster when the server side has ≥ 2 CPUs].
+    #[arg(long, value_delimiter = ',')]
+    pub subjects: Option<Vec<String>>,
+    /// A subject of your own: NAME='COMMAND with {port}' (repeatable). It is verified first.
+    #[arg(long = "subject", value_name = "NAME=COMMAND")]
+    pub custom_subjects: Vec<String>,
+    /// Scenarios, comma-separated: get (GET /users/500), post (POST /users), hello (GET /) [default: get,post].
+    #[arg(long, value_delimiter = ',')]
+    pub scenarios: Option<Vec<String>>,
+    /// A scenario of your own: NAME=METHOD:PATH[:BODY_FILE][:STATUS] (repeatable; a body is sent as
+    /// application/json; STATUS, three digits, is the status every response must have [default: any 2xx]).
+    #[arg(long = "scenario", value_name = "NAME=METHOD:PATH[:BODY_FILE][:STATUS]")]
+    pub custom_scenarios: Vec<String>,
+    /// Connection counts, comma-separated [default: 50,300].
+    #[arg(long, value_delimiter = ',')]
+    pub connections: Option<Vec<u32>>,
+    /// Seconds per measured run [default: 15; --quick: 2].
+    #[arg(long)]
+    pub duration: Option<u64>,
+    /// Seconds of discarded warm-up load before each measured run [default: 5; --quick: 1].
+    #[arg(long)]
+    pub warmup: Option<u64>,
+    /// Measured runs per subject and cell [default: 3; --quick: 1].
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Short runs, one repeat: a smoke test of the whole pipeline in under two minutes.
+    #[arg(long)]
+    pub quick: bool,
+    /// One of the published studies, reproduced with its own method: article, wrk, ab-hello, bombardier, or
+    /// fairpair (today's defaults). It only sets defaults: every flag given on the command line wins.
+    #[arg(long, value_enum)]
+    pub preset: Option<Preset>,
+    /// Load tool for the closed-loop runs: wrk, oha, autocannon, ab or bombardier [default: wrk].
+    #[arg(long)]
+    pub tool: Option<String>,
+    /// Do not pin server and load generator to CPUs (the article's method).
+    #[arg(long)]
+    pub no_pin: bool,
+    /// CPUs for the servers, e.g. 0 or 0-3 [default: the first half of the allowed CPUs].
+    #[arg(long)]
+    pub server_cpus: Option<String>,
+    /// CPUs for the load generator [default: the other half].
+    #[arg(long)]
+    pub loader_cpus: Option<String>,
+    /// Output directory for benchmark.json, report.md and the charts.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Open-loop rates as fractions of the slowest subject's GET throughput, comma-separated; 0 disables the phase.
+    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8")]
+    pub open_loop_rates: Vec<f64>,
+    /// Seconds per open-loop run [default: 10; --quick: 2].
+    #[arg(long)]
+    pub open_loop_duration: Option<u64>,
+    /// Memory runs per subject (fresh process each) [default: 3; --quick: 1]; 0 disables the phase.
+    #[arg(long)]
+    pub memory_repeats: Option<u32>,
+    /// Seconds of the GET load between the idle and the after-load memory samples [default: 10; --quick: 2].
+    #[arg(long)]
+    pub memory_duration: Option<u64>,
+    /// Connections of the memory phase's load.
+    #[arg(long, default_value_t = 300)]
+    pub memory_connections: u32,
+    /// --max-users of the servers in POST runs, instead of sizing it in preflight from a measured POST rate
+    /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
+    #[arg(long)]
+    pub post_max_users: Option<u64>,
+    /// Measure subjects that fail verification (the report marks them unverified).
+    #[arg(long)]
+    pub allow_unverified: bool,
+    /// The subject every ratio is taken against [default: the first built-in subject that implements the API].
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Contract level to verify the subjects at: `api` or `full` [default: api for custom subjects, full for the
+    /// built-in ones, which implement the whole contract].
+    #[arg(long)]
+    pub level: Option<contract::Level>,
+    /// Path of the Rust server binary [default: users-server next to this executable].
+    #[arg(long)]
+    pub users_server: Option<PathBuf>,
+    /// Path of the ceiling binary [default: ceiling next to this executable].
+    #[arg(long)]
+    pub ceiling: Option<PathBuf>,
+    /// Path of the Go server binary [default: ../go/users-server-go from this executable, as scripts/build-go
+    /// writes it].
+    #[arg(long)]
+    pub go_server: Option<PathBuf>,
+    /// Path of the Node server script [default: servers-node/server.js of the project this executable was built in
+    /// (found from its own path, so that fairpair runs from any directory), else of the current directory].
+    #[arg(long)]
+    pub node_server: Option<PathBuf>,
+    /// The node executable.
+    #[arg(long, default_value = "node")]
+    pub node: String,
+    /// Path a custom subject answers 200 on once it is ready.
+    #[arg(long, default_value = "/")]
+    pub ready_path: String,
+    /// Seconds a subject may take to print its start-up line and answer its first 200.
+    #[arg(long, default_value_t = 15)]
+    pub start_timeout: u64,
+    /// Most seconds to wait before each run for the machine to be idle [default: 3; --quick: 0.5].
+    #[arg(long)]
+    pub idle_wait: Option<f64>,
+    /// The machine counts as idle when other processes use less than this percentage of all its CPUs.
+    #[arg(long, default_value_t = 10.0)]
+    pub idle_threshold: f64,
+    /// Print the plan and its time estimate, and exit without running anything.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Start, pin, sample and stop the subjects on another machine, reached over ssh as [USER@]HOST; the load
+    /// generator stays on this one (docs/two-hosts.md).
+    #[arg(long, value_name = "[USER@]HOST")]
+    pub server_host: Option<String>,
+    /// With --server-host: the project's checkout on the server host, where its servers are built (the binaries
+    /// are taken from the same target/PROFILE directory as this fairpair's, e.g. target/release).
+    #[arg(long, value_name = "PATH", requires = "server_host")]
+    pub server_dir: Option<String>,
+    /// With --server-host: an ssh configuration file, passed as `ssh -F FILE` [default: ssh's own].
+    #[arg(long, value_name = "FILE", requires = "server_host")]
+    pub ssh_config: Option<PathBuf>,
+}

@@ -1,0 +1,428 @@
+//! Execute: runs the plan's phases in order (preflight, closed-loop load, open loop, memory) and collects what they
+//! produce into one [`Benchmark`], written to `benchmark.json` as the records arrive: after every run, marked
+//! incomplete, and once more when it is over. `fairpair run` calls [`run`]; each run itself is `measure`'s job, the
+//! statistics and flags are `summary`'s, what stderr shows is `progress`'s.
+//!
+//! Fairness rules applied here, in one place: a fresh server process for every measured run; subjects alternated
+//! run by run within a cell (A B A B …) so slow drift hits all of them; a bounded wait for an idle machine before
+//! every run, with the CPU other processes used during the run recorded beside it; servers and load generator on
+//! disjoint CPUs; the warm-up is a separate tool invocation whose figures are thrown away.
+//!
+//! A new phase goes here: a method beside [`Execution::load_phase`] that loops over the plan and calls `measure`,
+//! with its run count and per-run time in the plan's estimate.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::measure::{self, Measure};
+use crate::plan::{Plan, Scenario};
+use crate::preflight;
+use crate::progress::{Phase, Progress};
+use crate::schema::*;
+use crate::subject::SubjectSpec;
+use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
+use crate::text::minutes;
+use crate::tools::{self, LoadTool};
+use crate::{env, host};
+
+/// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
+struct Execution<'a> {
+    plan: &'a Plan,
+    measure: Measure<'a>,
+    progress: Progress,
+    bench: Benchmark,
+    /// Whether writing the partial file failed once already (said once, not after every run).
+    save_failed: bool,
+}
+
+/// Runs the plan: preflight, then the phases; `benchmark.json` in the plan's output directory is rewritten after every
+/// run (marked incomplete) and once more at the end (complete). Returns the finished results.
+pub fn run(plan: &Plan) -> Result<Benchmark> {
+    let tool = tools::by_name(&plan.settings.tool).expect("checked by the plan");
+    tools::require(tool.as_ref())?;
+    if plan.settings.pinned && !tools::installed("taskset") {
+        return Err(crate::usage("taskset (util-linux) not found: install util-linux, or pass --no-pin"));
+    }
+    std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
+    plan.announce();
+    let environment = env::capture(tool_versions());
+    // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
+    // any load.
+    let path = host::path_record(&plan.server_host)?;
+    if let Some((p, _)) = &path {
+        eprintln!("{}", two_hosts_line(p));
+    }
+    let mut progress = Progress::new(&plan.estimate());
+    let (scripts, scenarios) = prepare_scripts(plan, tool.as_ref())?;
+
+    // Preflight: verify, then calibrate; the runs use the plan it revised.
+    let stage = preflight::Stage { tool: tool.as_ref(), scripts: &scripts, say: &|m| progress.status(m) };
+    let outcome = preflight::run(plan, &stage)?;
+    preflight::announce(&outcome, &|m| progress.println(m));
+    progress.preflight_done(&outcome.plan.estimate());
+    let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
+    // A subject that will not be measured leaves the plan here: no progress lines for runs that will not happen, and
+    // an estimate of what is left without them.
+    let settings = revised.settings.clone();
+    let revised = revised.only_measurable(&measurable);
+    if revised.subjects.len() < plan.subjects.len() {
+        replan(&mut progress, &revised);
+    }
+    let bench = Benchmark {
+        schema_version: SCHEMA_VERSION,
+        generator: format!("fairpair {}", env!("CARGO_PKG_VERSION")),
+        complete: false,
+        environment,
+        settings,
+        subjects,
+        scenarios,
+        skipped: plan.skipped.iter().cloned().chain(skipped).collect(),
+        preflight: Some(record),
+        runs: Vec::new(),
+        open_loop: Vec::new(),
+        memory: Vec::new(),
+        summaries: Vec::new(),
+        memory_summaries: Vec::new(),
+        flags: preflight_flags,
+        two_hosts: path.as_ref().map(|(p, _)| p.clone()),
+    };
+    let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
+    let measure = Measure::new(&revised, tool, scripts).with_interface(interface.clone());
+    let mut ex = Execution { plan: &revised, measure, progress, bench, save_failed: false };
+    ex.save();
+    ex.load_phase();
+    ex.bench.summaries = summarise(&ex.bench.runs);
+    apply_capacity(&mut ex.bench.summaries, ex.bench.preflight.as_ref());
+    ex.open_loop_phase();
+    ex.memory_phase();
+    ex.bench.memory_summaries = summarise_memory(&ex.bench.memory);
+    let derived = flags(&ex.bench);
+    ex.bench.flags.extend(derived);
+    if let (Some(record), Some((_, Some(at_start)))) = (ex.bench.two_hosts.as_mut(), &path) {
+        let now = interface.as_deref().and_then(host::interface_bytes);
+        record.interface_bytes = now.map(|b| host::bytes_since(*at_start, b));
+    }
+    ex.bench.complete = true;
+    write_results(&ex.bench, &plan.out)?;
+    ex.progress.finish();
+    Ok(ex.bench)
+}
+
+/// The line that says a run is a two-host run, before anything is measured.
+fn two_hosts_line(p: &TwoHosts) -> String {
+    let rtt =
+        p.rtt_ms.as_ref().map_or("not measured".to_string(), |r| format!("{:.3} ms (median of {})", r.median, r.n));
+    format!(
+        "fairpair: two hosts: load from {} ({}), subjects on {} ({}, {}, {} CPUs), round trip {rtt}",
+        env::read_hostname(),
+        p.loader_address,
+        p.server_host,
+        p.server_address,
+        p.server_environment.hostname,
+        p.server_environment.cpus_allowed.len()
+    )
+}
+
+/// Subjects left the plan in preflight: the bar is re-weighted, and the console says what is left.
+fn replan(progress: &mut Progress, revised: &Plan) {
+    let left = revised.estimate();
+    progress.replan(&left);
+    progress.println(format!(
+        "{} load runs, {} open-loop runs, {} memory runs are left for {}; about {} more",
+        revised.load_runs(),
+        revised.open_loop_runs(),
+        revised.memory_runs(),
+        revised.subjects.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
+        minutes(left.total() - left.preflight)
+    ));
+}
+
+/// Writes `benchmark.json` into `dir`: whole, to a temporary file beside it, then renamed over it, so that a reader
+/// (or a run killed while writing) never sees half a file. Returns its path.
+pub fn write_results(bench: &Benchmark, dir: &Path) -> Result<PathBuf> {
+    let path = dir.join("benchmark.json");
+    let temporary = dir.join(".benchmark.json.partial");
+    let json = serde_json::to_string_pretty(bench)? + "\n";
+    std::fs::write(&temporary, json).with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(&temporary, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+/// The results so far, as an interrupted run leaves them: marked incomplete, with the summaries of the runs
+/// recorded up to now (the flags derived from them are left to the end, so that they are not counted twice).
+pub fn partial(bench: &Benchmark) -> Benchmark {
+    let mut partial = bench.clone();
+    partial.complete = false;
+    partial.summaries = summarise(&partial.runs);
+    apply_capacity(&mut partial.summaries, partial.preflight.as_ref());
+    partial.memory_summaries = summarise_memory(&partial.memory);
+    partial
+}
+
+/// Load tool name → version line, for the environment record.
+fn tool_versions() -> BTreeMap<String, String> {
+    let mut versions = BTreeMap::new();
+    for name in tools::NAMES {
+        let t = tools::by_name(name).expect("known tool");
+        let v = if t.available() { t.version() } else { "not installed".into() };
+        versions.insert(name.to_string(), v);
+    }
+    versions
+}
+
+/// Writes the tool's per-scenario files (wrk's Lua scripts) into the output directory, and the scenario records.
+fn prepare_scripts(
+    plan: &Plan,
+    tool: &dyn LoadTool,
+) -> Result<(BTreeMap<String, std::path::PathBuf>, Vec<ScenarioRecord>)> {
+    let mut scripts = BTreeMap::new();
+    let mut records = Vec::new();
+    for s in &plan.scenarios {
+        let spec = measure::load_spec(plan, s, "http://127.0.0.1:1", 1, 1, None);
+        let written = tool.prepare(&plan.out, &s.name, &spec)?;
+        if let Some((path, _)) = &written {
+            scripts.insert(s.name.clone(), path.clone());
+        }
+        records.push(ScenarioRecord {
+            name: s.name.clone(),
+            method: s.method.clone(),
+            path: s.path.clone(),
+            body: s.body.clone(),
+            wrk_script: written.and_then(|(_, text)| text),
+            expected_status: s.expected,
+        });
+    }
+    // The memory phase loads GET even in a plan without a GET scenario: its script too.
+    let memory = plan.memory_scenario();
+    if !scripts.contains_key(&memory.name) {
+        let spec = measure::load_spec(plan, &memory, "http://127.0.0.1:1", 1, 1, None);
+        if let Some((path, _)) = tool.prepare(&plan.out, &memory.name, &spec)? {
+            scripts.insert(memory.name.clone(), path);
+        }
+    }
+    Ok((scripts, records))
+}
+
+/// What the open-loop phase runs: the GET scenario, at rates that are fractions of the slowest subject's throughput.
+struct OpenLoopRates<'a> {
+    scenario: &'a Scenario,
+    slowest_name: String,
+    /// (fraction, requests/s).
+    rates: Vec<(f64, f64)>,
+}
+
+/// The tool of the open-loop phase at `rate`: oha when it is installed, else autocannon when it can hold the rate;
+/// otherwise why there is none.
+fn open_loop_tool(rate: f64) -> std::result::Result<Box<dyn LoadTool>, String> {
+    if tools::installed("oha") {
+        Ok(tools::by_name("oha").expect("known"))
+    } else if tools::installed("autocannon") && rate <= tools::autocannon::MAX_RATE {
+        Ok(tools::by_name("autocannon").expect("known"))
+    } else if tools::installed("autocannon") {
+        Err(format!(
+            "autocannon cannot hold {rate:.0} requests/s on one core (about {:.0} at most)",
+            tools::autocannon::MAX_RATE
+        ))
+    } else {
+        Err("neither oha nor autocannon is installed".to_string())
+    }
+}
+
+impl<'a> Execution<'a> {
+    fn status(&self, message: String) {
+        self.progress.status(message);
+    }
+
+    /// Writes the results so far (see [`partial`]). A failure does not stop the runs: it is said once, and the
+    /// write at the end, which does stop the run, reports it again if it persists.
+    fn save(&mut self) {
+        if let Err(e) = write_results(&partial(&self.bench), &self.plan.out) {
+            if !self.save_failed {
+                self.progress.println(format!("cannot write the partial results: {e:#}"));
+            }
+            self.save_failed = true;
+        }
+    }
+
+    /// A run that failed: said at once, and flagged in the results.
+    fn failed(&mut self, spec: &SubjectSpec, scenario: Option<&Scenario>, connections: Option<u32>, e: anyhow::Error) {
+        let message = format!("{}: a run failed: {e:#}", spec.name);
+        self.progress.println(message.clone());
+        self.bench.flags.push(flag(
+            FlagKind::FailedRun,
+            &spec.name,
+            scenario.map(|s| s.name.as_str()),
+            connections,
+            message,
+        ));
+    }
+
+    /// Closed-loop runs: cell by cell, repeats alternating the subjects.
+    fn load_phase(&mut self) {
+        let plan = self.plan;
+        let total = plan.load_runs();
+        let mut done = 0;
+        for cell in &plan.cells {
+            let scenario = &plan.scenarios[cell.scenario];
+            for repeat in 1..=plan.settings.repeats {
+                for &si in &cell.subjects {
+                    done += 1;
+                    let spec = &plan.subjects[si];
+                    self.status(format!(
+                        "run {done}/{total}: {} {} c={} #{repeat}",
+                        spec.name, scenario.name, cell.connections
+                    ));
+                    let store = self.bench.preflight.as_ref().and_then(|p| p.store.as_ref());
+                    let checked = self.measure.checked_run(store, spec, scenario, cell.connections, repeat);
+                    for note in checked.notes {
+                        self.progress.println(note);
+                    }
+                    self.bench.runs.extend(checked.runs);
+                    self.bench.flags.extend(checked.flags);
+                    if let Some(e) = checked.error {
+                        self.failed(spec, Some(scenario), Some(cell.connections), e);
+                    }
+                    self.save();
+                    self.progress.ran(Phase::Load, 1);
+                }
+            }
+        }
+    }
+
+    /// Memory, in runs of its own.
+    fn memory_phase(&mut self) {
+        let plan = self.plan;
+        for spec in plan.subjects.iter().filter(|s| !s.started_by_harness()) {
+            self.bench.skipped.push(format!(
+                "{}: server CPU, memory and start-up not measured (a running service at {} that fairpair did not \
+                 start, so it cannot read its processes)",
+                spec.name,
+                spec.command_template()
+            ));
+        }
+        for repeat in 1..=plan.settings.memory_repeats {
+            for spec in plan.subjects.iter().filter(|s| s.started_by_harness()) {
+                self.status(format!("memory {} #{repeat}", spec.name));
+                match self.measure.memory_run(spec, repeat) {
+                    Ok(run) => self.bench.memory.push(run),
+                    Err(e) => self.failed(spec, None, None, e),
+                }
+                self.save();
+                self.progress.ran(Phase::Memory, 1);
+            }
+        }
+    }
+
+    /// The rates of the open-loop phase, as (fraction, requests/s) of the slowest subject's median GET throughput
+    /// at the phase's connection count, with its scenario and that subject's name; `None` (and the reason in
+    /// `skipped`) when there is none.
+    fn open_loop_rates(&mut self) -> Option<OpenLoopRates<'a>> {
+        let plan = self.plan;
+        let skipped = &mut self.bench.skipped;
+        if plan.settings.open_loop_fractions.is_empty() {
+            skipped.push("open-loop phase: disabled (--open-loop-rates 0)".into());
+            return None;
+        }
+        let Some(scenario) = plan.scenarios.iter().find(|s| s.name == "get") else {
+            skipped.push("open-loop phase: it runs on the get scenario, which is not in this plan".into());
+            return None;
+        };
+        let connections = self.bench.settings.open_loop_connections;
+        let slowest = self
+            .bench
+            .summaries
+            .iter()
+            .filter(|s| s.scenario == "get" && s.connections == connections)
+            .map(|s| (s.requests_per_sec.median, s.subject.clone()))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((slowest_rps, slowest_name)) = slowest else {
+            skipped.push("open-loop phase: no GET throughput was measured to derive the rates from".into());
+            return None;
+        };
+        let rates =
+            plan.settings.open_loop_fractions.iter().map(|&f| (f, (f * slowest_rps).round().max(1.0))).collect();
+        Some(OpenLoopRates { scenario, slowest_name, rates })
+    }
+
+    fn open_loop_phase(&mut self) {
+        let plan = self.plan;
+        let Some(OpenLoopRates { scenario, slowest_name, rates }) = self.open_loop_rates() else { return };
+        let connections = self.bench.settings.open_loop_connections;
+        for (fraction, rate) in rates {
+            let tool = match open_loop_tool(rate) {
+                Ok(tool) => tool,
+                Err(why) => {
+                    self.bench.skipped.push(format!(
+                        "open-loop at {:.0} % of {slowest_name}'s GET throughput ({rate:.0} requests/s): {why}; \
+                         install oha (`cargo install oha --locked`, scripts/setup-tools) for \
+                         coordinated-omission-corrected latencies",
+                        fraction * 100.0
+                    ));
+                    self.progress.ran(Phase::OpenLoop, plan.subjects.len());
+                    continue;
+                }
+            };
+            for spec in &plan.subjects {
+                self.status(format!("open loop {} at {rate:.0}/s", spec.name));
+                match self.measure.open_loop_run(tool.as_ref(), spec, scenario, connections, fraction, rate) {
+                    Ok(run) => {
+                        if run.achieved_rps < 0.95 * run.asked_rps {
+                            self.bench.flags.push(flag(
+                                FlagKind::RateNotReached,
+                                &spec.name,
+                                Some("get"),
+                                Some(connections),
+                                format!(
+                                    "{} open loop: asked {:.0} requests/s, achieved {:.0}",
+                                    spec.name, run.asked_rps, run.achieved_rps
+                                ),
+                            ));
+                        }
+                        self.bench.open_loop.push(run);
+                    }
+                    Err(e) => self.failed(spec, Some(scenario), Some(connections), e),
+                }
+                self.save();
+                self.progress.ran(Phase::OpenLoop, 1);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn golden() -> Benchmark {
+        serde_json::from_str(include_str!("../tests/fixtures/golden/benchmark.json")).unwrap()
+    }
+
+    #[test]
+    fn a_file_without_the_field_is_complete() {
+        assert!(golden().complete, "files written before the field existed were written at the end");
+    }
+
+    #[test]
+    fn the_partial_file_is_readable_marked_incomplete_and_summarised() {
+        let dir = std::env::temp_dir().join(format!("fairpair-partial-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut bench = golden();
+        bench.schema_version = SCHEMA_VERSION;
+        bench.runs.truncate(2);
+        bench.summaries.clear();
+        let path = write_results(&partial(&bench), &dir).unwrap();
+        let back: Benchmark = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(!back.complete);
+        assert_eq!(back.runs.len(), 2);
+        assert!(!back.summaries.is_empty(), "the runs so far are summarised");
+        assert!(!dir.join(".benchmark.json.partial").exists(), "the temporary file is renamed, not left");
+        let (md, _) = crate::report::render(&back);
+        assert_eq!(md.lines().nth(2).map(|l| l.starts_with("> **INCOMPLETE**")), Some(true), "{md}");
+        bench.complete = true;
+        let (md, _) = crate::report::render(&bench);
+        assert!(!md.contains("INCOMPLETE"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

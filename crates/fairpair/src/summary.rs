@@ -1,0 +1,309 @@
+//! Summary: statistics and flags, pure functions of the raw records. `execute` calls them once the runs of a phase
+//! are in; `report` calls [`summarise`] again to upgrade a version 1 file. Nothing here runs anything or reads the
+//! machine, so every rule is tested on records made up in the tests.
+//!
+//! A new flag goes here: a [`FlagKind`] in `schema.rs`, its threshold as a constant below, and its rule in [`flags`].
+
+use crate::schema::*;
+use crate::stats::Stat;
+use crate::text::thousands;
+
+/// A subject whose throughput exceeds this share of the loader's measured capacity is loader-limited. Measured on
+/// two machines (docs/harness.md, "Loader capacity"): wrk uses its CPU in proportion to the rate it drives, so at
+/// 80 % of its capacity it is ~80–88 % busy, and a queue in front of a single busy server grows as ρ / (1 − ρ): at
+/// 80 % a request already waits about four service times in the loader. Above that, part of what is measured is the
+/// loader's own queueing, and a faster server could not show more than the remaining fifth.
+pub const LOADER_LIMITED_SHARE_PERCENT: f64 = 80.0;
+/// A run uses "≥ 90 % of the loader's CPUs": its figures may be the tool's limit.
+pub const LOADER_BOUND_PERCENT: f64 = 90.0;
+/// Coefficient of variation above which a cell is flagged noisy.
+pub const NOISY_CV: f64 = 0.05;
+/// Other processes' CPU (percent of the machine) above which a run is flagged as measured on a busy machine.
+pub const BUSY_PERCENT: f64 = 10.0;
+/// Steal time (percent of the machine) above which a cell is flagged: a neighbour on the host took CPU time.
+pub const STEAL_PERCENT: f64 = 1.0;
+
+/// A flag on a subject (and, when it is about one cell, its scenario and connection count).
+pub fn flag(kind: FlagKind, subject: &str, scenario: Option<&str>, connections: Option<u32>, message: String) -> Flag {
+    Flag { kind, subject: subject.into(), scenario: scenario.map(String::from), connections, message }
+}
+
+/// Each summary's share of the loader's measured capacity for its scenario and connection count, and whether
+/// that share makes it loader-limited.
+pub fn apply_capacity(summaries: &mut [Summary], preflight: Option<&Preflight>) {
+    let Some(p) = preflight else { return };
+    for s in summaries {
+        let Some(c) = p.loader_capacity.iter().find(|c| c.scenario == s.scenario && c.connections == s.connections)
+        else {
+            continue;
+        };
+        if c.loader_capacity_rps > 0.0 {
+            let share = s.requests_per_sec.median / c.loader_capacity_rps * 100.0;
+            s.loader_capacity_rps = Some(c.loader_capacity_rps);
+            s.loader_capacity_share_percent = Some(share);
+            s.loader_limited = share > p.loader_limited_share_percent;
+        }
+    }
+}
+
+/// Groups the runs that are throughput figures by subject × scenario × connections, in first-seen order. Runs left
+/// out (unexpected statuses) are counted in `left_out_runs` and nowhere else; a cell with no run left has no
+/// summary.
+pub fn summarise(runs: &[LoadRun]) -> Vec<Summary> {
+    let mut keys: Vec<(&str, &str, u32)> = Vec::new();
+    for r in runs.iter().filter(|r| r.left_out.is_none()) {
+        let k = (r.subject.as_str(), r.scenario.as_str(), r.connections);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .map(|(subject, scenario, connections)| {
+            let cell: Vec<&LoadRun> = runs
+                .iter()
+                .filter(|r| r.subject == subject && r.scenario == scenario && r.connections == connections)
+                .collect();
+            summarise_cell(&cell)
+        })
+        .collect()
+}
+
+/// The summary of one cell's runs (at least one of them kept).
+fn summarise_cell(cell: &[&LoadRun]) -> Summary {
+    let group: Vec<&LoadRun> = cell.iter().copied().filter(|r| r.left_out.is_none()).collect();
+    let stat = |f: &dyn Fn(&LoadRun) -> f64| {
+        Stat::of(&group.iter().map(|r| f(r)).collect::<Vec<_>>()).expect("non-empty group")
+    };
+    let first = group[0];
+    Summary {
+        subject: first.subject.clone(),
+        scenario: first.scenario.clone(),
+        connections: first.connections,
+        requests_per_sec: stat(&|r| r.requests_per_sec),
+        p50_ms: stat(&|r| r.latency.p50_ms),
+        p90_ms: stat(&|r| r.latency.p90_ms),
+        p99_ms: stat(&|r| r.latency.p99_ms),
+        p99_9_ms: Stat::of(&group.iter().filter_map(|r| r.latency.p99_9_ms).collect::<Vec<_>>()),
+        max_ms: stat(&|r| r.latency.max_ms),
+        server_cpu_us_per_request: Stat::of(
+            &group.iter().filter_map(|r| r.server_cpu_us_per_request).collect::<Vec<_>>(),
+        ),
+        loader_cpu_percent: stat(&|r| r.loader_cpu_percent),
+        loader_bound_runs: group.iter().filter(|r| r.loader_bound).count() as u32,
+        errors: group.iter().map(|r| r.errors).sum(),
+        non_2xx: group.iter().map(|r| r.non_2xx).sum(),
+        loader_capacity_rps: None,
+        loader_capacity_share_percent: None,
+        loader_limited: false,
+        steal_percent_max: group.iter().filter_map(|r| r.steal_percent).reduce(f64::max),
+        listen_backlog: group.iter().filter_map(|r| r.listen_backlog).min(),
+        left_out_runs: (cell.len() - group.len()) as u32,
+    }
+}
+
+pub fn summarise_memory(runs: &[MemoryRun]) -> Vec<MemorySummary> {
+    let mut subjects: Vec<String> = Vec::new();
+    for r in runs {
+        if !subjects.contains(&r.subject) {
+            subjects.push(r.subject.clone());
+        }
+    }
+    subjects
+        .into_iter()
+        .map(|subject| {
+            let group: Vec<&MemoryRun> = runs.iter().filter(|r| r.subject == subject).collect();
+            let stat = |f: &dyn Fn(&MemoryRun) -> u64| {
+                Stat::of(&group.iter().map(|r| f(r) as f64).collect::<Vec<_>>()).expect("non-empty")
+            };
+            MemorySummary {
+                startup_ms: Stat::of(&group.iter().map(|r| r.startup_ms).collect::<Vec<_>>()).expect("non-empty"),
+                idle_rss_kib: stat(&|r| r.idle.rss_kib),
+                idle_hwm_kib: stat(&|r| r.idle.hwm_kib),
+                idle_pss_kib: stat(&|r| r.idle.pss_kib),
+                after_rss_kib: stat(&|r| r.after_load.rss_kib),
+                after_hwm_kib: stat(&|r| r.after_load.hwm_kib),
+                after_pss_kib: stat(&|r| r.after_load.pss_kib),
+                processes: group.iter().map(|r| r.after_load.processes).max().unwrap_or(0),
+                subject,
+            }
+        })
+        .collect()
+}
+
+/// The flags derived from runs and summaries (noisy, loader-limited, loader-bound, errors, non-2xx, busy machine,
+/// steal).
+pub fn flags(bench: &Benchmark) -> Vec<Flag> {
+    let mut out = Vec::new();
+    for s in &bench.summaries {
+        let at = |kind, message: String| flag(kind, &s.subject, Some(&s.scenario), Some(s.connections), message);
+        let cell = format!("{} {} at {} connections", s.subject, s.scenario, s.connections);
+        if let Some(cv) = s.requests_per_sec.cv.filter(|&cv| cv > NOISY_CV) {
+            out.push(at(
+                FlagKind::Noisy,
+                format!("{cell}: throughput varies by {:.1} % (CV) across {} runs", cv * 100.0, s.requests_per_sec.n),
+            ));
+        }
+        if let (true, Some(share)) = (s.loader_limited, s.loader_capacity_share_percent) {
+            out.push(at(FlagKind::LoaderLimited, format!(
+                "{cell}: {share:.0} % of what the load generator can drive here; the figure may be the loader's, so \
+                 ratios involving it are bounds (compare CPU per request instead)"
+            )));
+        }
+        if s.loader_bound_runs > 0 {
+            out.push(at(FlagKind::LoaderBound, format!(
+                "{cell}: the load generator used ≥ {LOADER_BOUND_PERCENT:.0} % of its CPUs in {} of {} runs; the figure may be the tool's limit",
+                s.loader_bound_runs, s.requests_per_sec.n
+            )));
+        }
+        if s.errors > 0 {
+            out.push(at(FlagKind::Errors, format!("{cell}: {} socket errors or timeouts", s.errors)));
+        }
+        if s.non_2xx > 0 {
+            out.push(at(FlagKind::Non2xx, format!("{cell}: {} responses with an error status", s.non_2xx)));
+        }
+        if let Some(steal) = s.steal_percent_max.filter(|&p| p > STEAL_PERCENT) {
+            out.push(at(
+                FlagKind::Steal,
+                format!("{cell}: the hypervisor took up to {steal:.1} % of the machine's CPU time during a run"),
+            ));
+        }
+        if let Some(f) = busy_flag(bench, s, &cell) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+fn busy_flag(bench: &Benchmark, s: &Summary, cell: &str) -> Option<Flag> {
+    let busy: Vec<&LoadRun> = bench
+        .runs
+        .iter()
+        .filter(|r| r.subject == s.subject && r.scenario == s.scenario && r.connections == s.connections)
+        .filter(|r| r.left_out.is_none() && r.other_cpu_percent > BUSY_PERCENT)
+        .collect();
+    let worst = busy.iter().map(|r| r.other_cpu_percent).reduce(f64::max)?;
+    Some(flag(
+        FlagKind::BusyMachine,
+        &s.subject,
+        Some(&s.scenario),
+        Some(s.connections),
+        format!(
+            "{cell}: other processes used up to {worst:.0} % of the machine during {} of {} runs",
+            busy.len(),
+            s.requests_per_sec.n
+        ),
+    ))
+}
+
+/// One sentence saying what store size was chosen and why; also used by the report.
+pub fn store_sentence(s: &StoreSizing) -> String {
+    if s.limited_by == StoreLimit::Given {
+        return format!("`--max-users {}`, given with --post-max-users (no POST rate calibrated)", s.max_users);
+    }
+    let basis = format!(
+        "{} + {} POST/s ({}, measured in preflight) × {} s (warm-up + run) × {}",
+        thousands(MIN_MAX_USERS as f64),
+        thousands(s.from_rps),
+        s.from_subject,
+        s.window_s,
+        s.margin
+    );
+    let limit = match s.limited_by {
+        StoreLimit::Rate | StoreLimit::Given => String::new(),
+        StoreLimit::Cap => format!(", capped at the servers' limit of {}", thousands(MAX_MAX_USERS as f64)),
+        StoreLimit::Memory => format!(
+            ", limited by memory: half the available {:.1} GiB at {:.0} bytes per user",
+            s.memory_budget_kib as f64 * 2.0 / 1024.0 / 1024.0,
+            s.bytes_per_user
+        ),
+    };
+    format!("`--max-users {}` = {basis}{limit}", s.max_users)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(subject: &str, rps: f64, unexpected: u64, left_out: bool) -> LoadRun {
+        LoadRun {
+            subject: subject.into(),
+            scenario: "post".into(),
+            connections: 50,
+            repeat: 1,
+            tool: "wrk".into(),
+            command: String::new(),
+            server_command: String::new(),
+            max_users: Some(100_000),
+            duration_s: 1.0,
+            requests: rps as u64,
+            requests_per_sec: rps,
+            latency: Latency::default(),
+            errors: 0,
+            non_2xx: unexpected,
+            server_cpu_ms: 1.0,
+            server_cpu_us_per_request: Some(5.0),
+            loader_cpu_percent: 50.0,
+            loader_bound: false,
+            other_cpu_percent: 0.0,
+            idle_wait_s: 0.0,
+            machine_idle: true,
+            steal_percent: Some(0.5),
+            listen_backlog: Some(511),
+            unexpected_responses: unexpected,
+            left_out: left_out.then(|| "store full".to_string()),
+            network: None,
+            server_host_other_cpu_percent: None,
+            raw_output: String::new(),
+        }
+    }
+
+    #[test]
+    fn runs_left_out_count_in_no_summary() {
+        let runs = vec![
+            run("rust", 100_000.0, 5_000, true),
+            run("rust", 90_000.0, 0, false),
+            run("rust", 92_000.0, 0, false),
+            run("node", 20_000.0, 0, false),
+            run("lost", 1e9, 7, true),
+        ];
+        let s = summarise(&runs);
+        let names: Vec<&str> = s.iter().map(|s| s.subject.as_str()).collect();
+        assert_eq!(names, ["rust", "node"], "a cell with every run left out has no summary");
+        assert_eq!((s[0].requests_per_sec.n, s[0].requests_per_sec.max, s[0].left_out_runs), (2, 92_000.0, 1));
+        assert_eq!((s[0].non_2xx, s[0].listen_backlog, s[0].steal_percent_max), (0, Some(511), Some(0.5)));
+    }
+
+    #[test]
+    fn the_capacity_share_decides_loader_limited() {
+        let mut s = summarise(&[run("rust", 90_000.0, 0, false), run("node", 20_000.0, 0, false)]);
+        let capacity = |rps| Preflight {
+            loader_capacity: vec![LoaderCapacity {
+                scenario: "post".into(),
+                connections: 50,
+                target: "ceiling".into(),
+                command: String::new(),
+                loader_capacity_rps: rps,
+                measured_rps: rps,
+                loader_cpu_percent: 99.0,
+                basis: CapacityBasis::Saturated,
+                machine_idle: true,
+            }],
+            loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT,
+            ..Preflight::default()
+        };
+        apply_capacity(&mut s, Some(&capacity(100_000.0)));
+        assert_eq!((s[0].loader_capacity_share_percent, s[0].loader_limited), (Some(90.0), true));
+        assert_eq!((s[1].loader_capacity_share_percent, s[1].loader_limited), (Some(20.0), false));
+        // The loader-CPU flag is not what decides: these runs used 50 % of it.
+        assert_eq!(s[0].loader_bound_runs, 0);
+        let mut s = summarise(&[run("rust", 90_000.0, 0, false)]);
+        apply_capacity(&mut s, Some(&capacity(200_000.0)));
+        assert!(!s[0].loader_limited);
+        let flags = flags(&Benchmark { summaries: s, ..empty_bench() });
+        assert!(flags.iter().all(|f| f.kind != FlagKind::LoaderLimited));
+    }
+
+    fn empty_bench() -> Benchmark {
+        serde_json::from_str(include_str!("../tests/fixtures/golden/benchmark.json")).unwrap()
+    }
+}

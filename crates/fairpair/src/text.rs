@@ -1,0 +1,42 @@
+//! Text: how numbers and durations are written, the same in every stage's output (the console, the report, the
+//! comparison).
+
+/// Seconds as `N s`, or `M min SS s` from a minute up.
+pub fn minutes(s: f64) -> String {
+    let s = s.round() as u64;
+    if s >= 60 { format!("{} min {:02} s", s / 60, s % 60) } else { format!("{s} s") }
+}
+
+/// A number rounded to a whole, with thousands separators: `45,123`.
+pub fn thousands(v: f64) -> String {
+    let n = v.round() as i64;
+    let digits = n.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    if n < 0 { format!("-{out}") } else { out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(45_123.4), "45,123");
+        assert_eq!(thousands(999.0), "999");
+        assert_eq!(thousands(1_000_000.0), "1,000,000");
+        assert_eq!(thousands(-1234.0), "-1,234");
+    }
+
+    #[test]
+    fn minutes_from_a_minute_up() {
+        assert_eq!(minutes(59.4), "59 s");
+        assert_eq!(minutes(61.0), "1 min 01 s");
+        assert_eq!(minutes(600.0), "10 min 00 s");
+    }
+}
