@@ -2,9 +2,11 @@
 //! warm-up first), samples `/proc` around the measured part, stops the subject, and returns one raw record
 //! ([`LoadRun`], [`OpenLoopRun`] or [`MemoryRun`]). `execute` calls it once per run of the plan, in the plan's order.
 //!
-//! Two seams are kept in one place each, because a run on another host will replace them: [`Measure::start`] is the
-//! only place a subject is started for a run (after the bounded wait for an idle machine), and [`Window`] plus
-//! [`Measure::memory_of`] are the only places a run reads `/proc`.
+//! Two seams are kept in one place each: [`Measure::start`] is the only place a subject is started for a run (after
+//! the bounded wait for an idle machine), and [`Window`] plus [`Measure::memory_of`] are the only places a run reads
+//! `/proc`. Both go through the subject's [`crate::host::Host`], so on two hosts (`--server-host`) the server is
+//! started and its `/proc` read on the server host, while the machine's counters (and the loader interface's bytes)
+//! are read here.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
