@@ -119,4 +119,15 @@ pub struct RunArgs {
     /// Print the plan and its time estimate, and exit without running anything.
     #[arg(long)]
     pub dry_run: bool,
+    /// Start, pin, sample and stop the subjects on another machine, reached over ssh as [USER@]HOST; the load
+    /// generator stays on this one (docs/two-hosts.md).
+    #[arg(long, value_name = "[USER@]HOST")]
+    pub server_host: Option<String>,
+    /// With --server-host: the project's checkout on the server host, where its servers are built (the binaries
+    /// are taken from the same target/PROFILE directory as this fairpair's, e.g. target/release).
+    #[arg(long, value_name = "PATH", requires = "server_host")]
+    pub server_dir: Option<String>,
+    /// With --server-host: an ssh configuration file, passed as `ssh -F FILE` [default: ssh's own].
+    #[arg(long, value_name = "FILE", requires = "server_host")]
+    pub ssh_config: Option<PathBuf>,
 }

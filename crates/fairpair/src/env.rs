@@ -5,8 +5,12 @@ use std::fs;
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use anyhow::Result;
+
+use crate::host::{COMMAND_LIMIT, Host};
 use crate::procstat;
 use crate::schema::Environment;
+use crate::tools::shell_words;
 
 /// Captures the environment. `tools` are the load tools whose versions to record (name → version line).
 pub fn capture(tools: BTreeMap<String, String>) -> Environment {
@@ -15,11 +19,7 @@ pub fn capture(tools: BTreeMap<String, String>) -> Environment {
     Environment {
         date: utc_now(),
         hostname: read_trimmed("/proc/sys/kernel/hostname"),
-        cpu_model: cpuinfo
-            .lines()
-            .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim()))
-            .unwrap_or("unknown")
-            .to_string(),
+        cpu_model: cpu_model(&cpuinfo),
         cpus_online: cpuinfo.lines().filter(|l| l.starts_with("processor")).count().max(1),
         cpus_allowed: procstat::allowed_cpus(),
         memory_total_kib: procstat::kib_field(&meminfo, "MemTotal").unwrap_or(0),
@@ -36,6 +36,50 @@ pub fn capture(tools: BTreeMap<String, String>) -> Environment {
         somaxconn: read_trimmed("/proc/sys/net/core/somaxconn").parse().ok(),
         cpu_governor: governors(&procstat::allowed_cpus()),
     }
+}
+
+/// The environment of a server host (`--server-host`): the same fields, read there through `host` (a few remote
+/// commands, each under its time limit). `dir` is the checkout whose commit is recorded. No load tool runs there, so
+/// `tools` is empty.
+pub fn capture_on(host: &Host, dir: &str) -> Result<Environment> {
+    let read = |path: &str| host.read(path).unwrap_or_default();
+    let trimmed =
+        |path: &str| Some(read(path).trim().to_string()).filter(|t| !t.is_empty()).unwrap_or("unknown".into());
+    // The first line a command prints, whatever its status, as `first_line_of` does here.
+    let first_line = |command: &str| -> Option<String> {
+        let out = host.run(&format!("{command} 2>&1; true"), COMMAND_LIMIT).ok()?;
+        out.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
+    };
+    let cpuinfo = read("/proc/cpuinfo");
+    let meminfo = read("/proc/meminfo");
+    let cpus_allowed = host.allowed_cpus()?;
+    let in_dir = |command: &str| format!("cd {} && {command}", shell_words(&[dir.to_string()]));
+    let git_commit = host.run(&in_dir("git rev-parse HEAD"), COMMAND_LIMIT).ok();
+    let dirty = host.run(&in_dir("git status --porcelain --untracked-files=no"), COMMAND_LIMIT).ok();
+    let mut governors: Vec<String> = Vec::new();
+    for cpu in &cpus_allowed {
+        let g = read(&format!("/sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor")).trim().to_string();
+        if !g.is_empty() && !governors.contains(&g) {
+            governors.push(g);
+        }
+    }
+    Ok(Environment {
+        date: first_line("date -u +%Y-%m-%dT%H:%M:%SZ").unwrap_or_else(utc_now),
+        hostname: trimmed("/proc/sys/kernel/hostname"),
+        cpu_model: cpu_model(&cpuinfo),
+        cpus_online: cpuinfo.lines().filter(|l| l.starts_with("processor")).count().max(1),
+        cpus_allowed,
+        memory_total_kib: procstat::kib_field(&meminfo, "MemTotal").unwrap_or(0),
+        kernel: trimmed("/proc/sys/kernel/osrelease"),
+        os: pretty_name(&read("/etc/os-release")),
+        rustc: first_line("command -v rustc >/dev/null && rustc --version || echo not found").unwrap_or_default(),
+        node: first_line("command -v node >/dev/null && node --version || echo not found").unwrap_or_default(),
+        tools: BTreeMap::new(),
+        git_commit: commit_or_phrase(git_commit.is_some(), git_commit.as_deref().unwrap_or("")),
+        git_dirty: dirty.is_some_and(|d| !d.trim().is_empty()),
+        somaxconn: read("/proc/sys/net/core/somaxconn").trim().parse().ok(),
+        cpu_governor: (!governors.is_empty()).then(|| governors.join(",")),
+    })
 }
 
 /// The distinct frequency governors of `cpus`, or `None` when the kernel exposes none (virtual machines often do
@@ -63,6 +107,17 @@ pub fn listen_backlog(port: u16) -> Option<u32> {
     parse_listen_backlog(&String::from_utf8_lossy(&out.stdout), port)
 }
 
+/// [`listen_backlog`] of a socket on `host`: `ss` run there.
+pub fn listen_backlog_on(host: &Host, port: u16) -> Option<u32> {
+    match host {
+        Host::Local => listen_backlog(port),
+        Host::Ssh(_) => {
+            let out = host.run(&format!("ss -Hltn 'sport = :{port}'"), COMMAND_LIMIT).ok()?;
+            parse_listen_backlog(&out, port)
+        }
+    }
+}
+
 /// Reads `ss -Hltn` lines (`LISTEN 0 4096 127.0.0.1:3000 0.0.0.0:*`): state, Recv-Q, Send-Q, local address.
 pub fn parse_listen_backlog(text: &str, port: u16) -> Option<u32> {
     let suffix = format!(":{port}");
@@ -74,16 +129,33 @@ pub fn parse_listen_backlog(text: &str, port: u16) -> Option<u32> {
         .min()
 }
 
+/// This machine's hostname.
+pub fn read_hostname() -> String {
+    read_trimmed("/proc/sys/kernel/hostname")
+}
+
 fn read_trimmed(path: &str) -> String {
     fs::read_to_string(path).map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
 }
 
 fn os_name() -> String {
-    let text = fs::read_to_string("/etc/os-release").unwrap_or_default();
-    text.lines()
+    pretty_name(&fs::read_to_string("/etc/os-release").unwrap_or_default())
+}
+
+fn pretty_name(os_release: &str) -> String {
+    os_release
+        .lines()
         .find_map(|l| l.strip_prefix("PRETTY_NAME="))
         .map(|v| v.trim_matches('"').to_string())
         .unwrap_or_else(|| "unknown".into())
+}
+
+fn cpu_model(cpuinfo: &str) -> String {
+    cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim()))
+        .unwrap_or("unknown")
+        .to_string()
 }
 
 /// The first non-empty line a command prints on stdout or stderr, whatever its exit status (`wrk -v` exits 1).

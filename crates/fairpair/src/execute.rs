@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::env;
 use crate::measure::{self, Measure};
 use crate::plan::{Plan, Scenario};
 use crate::preflight;
@@ -26,6 +25,7 @@ use crate::subject::SubjectSpec;
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
 use crate::tools::{self, LoadTool};
+use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
 struct Execution<'a> {
@@ -48,6 +48,12 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     plan.announce();
     let environment = env::capture(tool_versions());
+    // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
+    // any load.
+    let path = host::path_record(&plan.server_host)?;
+    if let Some((p, _)) = &path {
+        eprintln!("{}", two_hosts_line(p));
+    }
     let mut progress = Progress::new(&plan.estimate());
     let (scripts, scenarios) = prepare_scripts(plan, tool.as_ref())?;
 
@@ -80,8 +86,10 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         summaries: Vec::new(),
         memory_summaries: Vec::new(),
         flags: preflight_flags,
+        two_hosts: path.as_ref().map(|(p, _)| p.clone()),
     };
-    let measure = Measure::new(&revised, tool, scripts);
+    let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
+    let measure = Measure::new(&revised, tool, scripts).with_interface(interface.clone());
     let mut ex = Execution { plan: &revised, measure, progress, bench, save_failed: false };
     ex.save();
     ex.load_phase();
@@ -92,10 +100,29 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     ex.bench.memory_summaries = summarise_memory(&ex.bench.memory);
     let derived = flags(&ex.bench);
     ex.bench.flags.extend(derived);
+    if let (Some(record), Some((_, Some(at_start)))) = (ex.bench.two_hosts.as_mut(), &path) {
+        let now = interface.as_deref().and_then(host::interface_bytes);
+        record.interface_bytes = now.map(|b| host::bytes_since(*at_start, b));
+    }
     ex.bench.complete = true;
     write_results(&ex.bench, &plan.out)?;
     ex.progress.finish();
     Ok(ex.bench)
+}
+
+/// The line that says a run is a two-host run, before anything is measured.
+fn two_hosts_line(p: &TwoHosts) -> String {
+    let rtt =
+        p.rtt_ms.as_ref().map_or("not measured".to_string(), |r| format!("{:.3} ms (median of {})", r.median, r.n));
+    format!(
+        "fairpair: two hosts: load from {} ({}), subjects on {} ({}, {}, {} CPUs), round trip {rtt}",
+        env::read_hostname(),
+        p.loader_address,
+        p.server_host,
+        p.server_address,
+        p.server_environment.hostname,
+        p.server_environment.cpus_allowed.len()
+    )
 }
 
 /// Subjects left the plan in preflight: the bar is re-weighted, and the console says what is left.

@@ -16,7 +16,8 @@
 //!   self-contained `report.html` (`report/`), with SVG charts.
 //!
 //! Beside the stages: `verify.rs` (the contract's cases, crate `contract`, run against a server), `subject.rs` (server
-//! processes: start, wait for the first 200, pin, stop the whole process group), `tools/` (the load tools behind one
+//! processes: start, wait for the first 200, pin, stop the whole process group), `host.rs` (where they run: this
+//! machine, or a server host over OpenSSH, `--server-host`), `tools/` (the load tools behind one
 //! trait, each recording its exact command), `procstat.rs` (CPU time and memory of process trees from `/proc`),
 //! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema.rs` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
@@ -31,6 +32,7 @@ pub mod compare;
 pub mod diagnose;
 pub mod env;
 pub mod execute;
+pub mod host;
 pub mod measure;
 pub mod plan;
 pub mod preflight;

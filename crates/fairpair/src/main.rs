@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use fairpair::args::RunArgs;
-use fairpair::plan::Plan;
+use fairpair::plan::{Plan, ServerSide};
 use fairpair::schema::FlagKind;
 use fairpair::{UsageError, compare, execute, report, verify};
 
@@ -92,6 +92,7 @@ fn main() -> ExitCode {
     let _ = ctrlc::set_handler(|| {
         eprintln!("\nfairpair: interrupted; stopping the servers it started");
         fairpair::subject::stop_all();
+        fairpair::host::close_all();
         std::process::exit(130);
     });
     match execute(cli.command) {
@@ -114,7 +115,10 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             })
         }
         Cmd::Run(args) => {
-            let plan = Plan::from_args(&args)?;
+            // A two-host run connects first: the plan needs the server host's CPUs, and an unreachable host is
+            // best told before anything else is printed. The connection lives until the run ends.
+            let server = ServerSide::connect(&args)?;
+            let plan = Plan::from_args_on(&args, server.as_ref().map(|(side, _)| side))?;
             if args.dry_run {
                 plan.announce();
                 eprintln!("fairpair: load tool: {}", plan.settings.tool);

@@ -2,9 +2,11 @@
 //! warm-up first), samples `/proc` around the measured part, stops the subject, and returns one raw record
 //! ([`LoadRun`], [`OpenLoopRun`] or [`MemoryRun`]). `execute` calls it once per run of the plan, in the plan's order.
 //!
-//! Two seams are kept in one place each, because a run on another host will replace them: [`Measure::start`] is the
-//! only place a subject is started for a run (after the bounded wait for an idle machine), and [`Window`] plus
-//! [`Measure::memory_of`] are the only places a run reads `/proc`.
+//! Two seams are kept in one place each: [`Measure::start`] is the only place a subject is started for a run (after
+//! the bounded wait for an idle machine), and [`Window`] plus [`Measure::memory_of`] are the only places a run reads
+//! `/proc`. Both go through the subject's [`crate::host::Host`], so on two hosts (`--server-host`) the server is
+//! started and its `/proc` read on the server host, while the machine's counters (and the loader interface's bytes)
+//! are read here.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,11 +15,11 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::plan::{Plan, Scenario};
-use crate::schema::{Flag, FlagKind, LoadRun, Memory, MemoryRun, OpenLoopRun, StoreSizing};
+use crate::schema::{Flag, FlagKind, LoadRun, Memory, MemoryRun, NetworkBytes, OpenLoopRun, StoreSizing};
 use crate::subject::{self, Running, SubjectSpec};
 use crate::summary::{LOADER_BOUND_PERCENT, flag};
 use crate::tools::{self, LoadSpec, LoadTool};
-use crate::{env, preflight, procstat};
+use crate::{env, host, preflight, procstat};
 
 /// What one run needs from the whole execution: the plan, the closed-loop tool, the scripts it wrote, and the store
 /// size the POST runs have reached so far.
@@ -29,6 +31,8 @@ pub struct Measure<'a> {
     /// The store of the POST runs: the plan's, raised for the rest of the run when a run needed a larger one (the
     /// machine got faster than in preflight), so that later runs do not fill it again.
     post_max_users: Option<u64>,
+    /// On two hosts, the loader's interface to the server host: each run records its byte counters.
+    interface: Option<String>,
 }
 
 /// A closed-loop run checked for statuses its scenario does not expect: the records it produced (one, or two with a
@@ -42,46 +46,74 @@ pub struct Checked {
     pub error: Option<anyhow::Error>,
 }
 
-/// The machine-wide and server-side CPU counters of `/proc`, read before and after the measured part of a run.
+/// The machine-wide and server-side CPU counters of `/proc`, read before and after the measured part of a run; on two
+/// hosts, also the byte counters of the loader's interface to the server host.
 struct Window {
     server_ticks: u64,
     busy_total: (u64, u64),
     steal_total: (u64, u64),
+    network: Option<NetworkBytes>,
+    /// The server host's `(busy, total)` ticks, on two hosts.
+    server_host_total: Option<(u64, u64)>,
 }
 
 impl Window {
-    fn now(server_pid: i32) -> Window {
-        Window {
-            server_ticks: procstat::tree_ticks(server_pid),
+    /// The server's counters are read on its host (over ssh on a server host), the machine's here.
+    fn now(server: &Running, interface: Option<&str>) -> Result<Window> {
+        Ok(Window {
+            server_ticks: procstat::tree_ticks_on(&server.host, server.pid)?,
             busy_total: procstat::machine_ticks(),
             steal_total: procstat::steal_ticks(),
-        }
+            network: interface.and_then(host::interface_bytes),
+            server_host_total: match server.host.is_local() {
+                true => None,
+                false => Some(procstat::machine_ticks_on(&server.host)?),
+            },
+        })
     }
 }
 
 /// What the `/proc` counters say about the time between two windows.
 struct Sampled {
     server_ticks: u64,
+    network: Option<NetworkBytes>,
+    /// On two hosts: other processes' share of the server host's CPUs.
+    server_host_other_cpu_percent: Option<f64>,
     /// Ticks of other processes: the machine's busy ticks less the server's and the loader's.
     other_cpu_percent: f64,
     steal_percent: Option<f64>,
 }
 
 impl Sampled {
-    fn between(before: &Window, after: &Window, loader_ticks: f64) -> Sampled {
+    /// `server_here`: whether the server ran on this machine; on a server host its CPU time is none of this one's.
+    fn between(before: &Window, after: &Window, loader_ticks: f64, server_here: bool) -> Sampled {
         let server_ticks = after.server_ticks.saturating_sub(before.server_ticks);
         let machine_ticks = after.busy_total.1.saturating_sub(before.busy_total.1) as f64;
-        let other = after.busy_total.0.saturating_sub(before.busy_total.0) as f64 - server_ticks as f64 - loader_ticks;
+        let server_here_ticks = if server_here { server_ticks as f64 } else { 0.0 };
+        let other = after.busy_total.0.saturating_sub(before.busy_total.0) as f64 - server_here_ticks - loader_ticks;
         let other_cpu_percent =
             if machine_ticks > 0.0 { (other.max(0.0) / machine_ticks * 100.0).min(100.0) } else { 0.0 };
         let steal = after.steal_total.0.saturating_sub(before.steal_total.0) as f64;
         let steal_total = after.steal_total.1.saturating_sub(before.steal_total.1) as f64;
         Sampled {
             server_ticks,
+            network: before.network.zip(after.network).map(|(a, b)| host::bytes_since(a, b)),
+            server_host_other_cpu_percent: before
+                .server_host_total
+                .zip(after.server_host_total)
+                .map(|(b, a)| other_percent(b, a, server_ticks as f64)),
             other_cpu_percent,
             steal_percent: (steal_total > 0.0).then(|| steal / steal_total * 100.0),
         }
     }
+}
+
+/// The share of a machine's CPUs that processes other than the measured ones used between two readings of its
+/// `(busy, total)` ticks, `measured` being the ticks of the measured ones.
+fn other_percent(before: (u64, u64), after: (u64, u64), measured: f64) -> f64 {
+    let total = after.1.saturating_sub(before.1) as f64;
+    let other = after.0.saturating_sub(before.0) as f64 - measured;
+    if total > 0.0 { (other.max(0.0) / total * 100.0).min(100.0) } else { 0.0 }
 }
 
 /// The load of one invocation of a tool, from the plan's settings and a scenario.
@@ -121,7 +153,19 @@ fn unexpected_flag(spec: &SubjectSpec, scenario: &Scenario, connections: u32, re
 
 impl<'a> Measure<'a> {
     pub fn new(plan: &'a Plan, tool: Box<dyn LoadTool>, scripts: BTreeMap<String, PathBuf>) -> Measure<'a> {
-        Measure { plan, tool, hz: procstat::ticks_per_second(), scripts, post_max_users: plan.post_max_users() }
+        Measure {
+            plan,
+            tool,
+            hz: procstat::ticks_per_second(),
+            scripts,
+            post_max_users: plan.post_max_users(),
+            interface: None,
+        }
+    }
+
+    /// Records each run's bytes through `interface` (two hosts: the loader's interface to the server host).
+    pub fn with_interface(self, interface: Option<String>) -> Measure<'a> {
+        Measure { interface, ..self }
     }
 
     /// Waits (bounded) for an idle machine, then starts a fresh subject for one run: the only place a run starts its
@@ -133,9 +177,9 @@ impl<'a> Measure<'a> {
         Ok((server, idle))
     }
 
-    /// The memory of a subject's process tree now.
-    fn memory_of(server: &Running) -> Memory {
-        procstat::tree_memory(server.pid)
+    /// The memory of a subject's process tree now, read on its host.
+    fn memory_of(server: &Running) -> Result<Memory> {
+        procstat::tree_memory_on(&server.host, server.pid)
     }
 
     fn spec_for(
@@ -218,23 +262,24 @@ impl<'a> Measure<'a> {
     ) -> Result<LoadRun> {
         let plan = self.plan;
         let (server, (idle_wait_s, machine_idle)) = self.start(spec, max_users)?;
-        let listen_backlog = env::listen_backlog(server.addr.port());
+        let listen_backlog = env::listen_backlog_on(&server.host, server.addr.port());
         let base = format!("http://{}", server.addr);
         if plan.settings.warmup_s > 0 {
             let warm = self.spec_for(scenario, &base, connections, plan.settings.warmup_s, None);
             tools::invoke(self.tool.as_ref(), &warm, plan.loader_pin()).context("warm-up")?;
         }
         let load = self.spec_for(scenario, &base, connections, plan.settings.duration_s, None);
-        let before = Window::now(server.pid);
+        let before = Window::now(&server, self.interface.as_deref())?;
         let inv = tools::invoke(self.tool.as_ref(), &load, plan.loader_pin())?;
-        let after = Window::now(server.pid);
+        let after = Window::now(&server, self.interface.as_deref())?;
+        let server_here = server.host.is_local();
         // A service the harness did not start has no process of ours to read: its CPU is not measured (None), not 0.
         let outside = !spec.started_by_harness();
         let server_command = server.command.clone();
         server.stop()?;
 
         let r = inv.result;
-        let sampled = Sampled::between(&before, &after, inv.cpu_us / 1e6 * self.hz);
+        let sampled = Sampled::between(&before, &after, inv.cpu_us / 1e6 * self.hz, server_here);
         let server_cpu_ms = sampled.server_ticks as f64 * 1000.0 / self.hz;
         let loader_cpu_percent = plan.loader_cpu_percent(self.tool.as_ref(), inv.cpu_us, inv.wall_s);
         Ok(LoadRun {
@@ -263,6 +308,8 @@ impl<'a> Measure<'a> {
             listen_backlog,
             unexpected_responses: scenario.expected.unexpected(r.requests, r.non_2xx),
             left_out: None,
+            network: sampled.network,
+            server_host_other_cpu_percent: sampled.server_host_other_cpu_percent,
             raw_output: inv.stdout,
         })
     }
@@ -310,12 +357,12 @@ impl<'a> Measure<'a> {
         let scenario = plan.memory_scenario();
         let (server, _) = self.start(spec, None)?;
         std::thread::sleep(Duration::from_millis(plan.settings.memory_settle_ms));
-        let idle = Self::memory_of(&server);
+        let idle = Self::memory_of(&server)?;
         let base = format!("http://{}", server.addr);
         let load =
             self.spec_for(&scenario, &base, plan.settings.memory_connections, plan.settings.memory_duration_s, None);
         let inv = tools::invoke(self.tool.as_ref(), &load, plan.loader_pin())?;
-        let after_load = Self::memory_of(&server);
+        let after_load = Self::memory_of(&server)?;
         let run = MemoryRun {
             subject: spec.name.clone(),
             repeat,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::args::RunArgs;
+use crate::host::{Connection, Host, SshHost};
 use crate::procstat;
 use crate::schema::{ExpectedStatus, MAX_MAX_USERS, MIN_MAX_USERS, Settings};
 use crate::subject::{Kind, StartOptions, SubjectSpec};
@@ -86,6 +87,8 @@ pub struct Plan {
     pub level: Option<contract::Level>,
     pub start_timeout_s: u64,
     pub out: PathBuf,
+    /// Where the subjects run: this machine, or a server host over ssh (`--server-host`).
+    pub server_host: Host,
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
 }
@@ -112,6 +115,22 @@ struct Programs {
     go_server: PathBuf,
     node_server: PathBuf,
     node: String,
+    /// On a server host: its name, and those of the paths above that are not files there (looked for in one
+    /// command). `None`: they are on this machine.
+    remote: Option<(String, Vec<String>)>,
+}
+
+impl Programs {
+    /// The path of a program, checked to exist where it will run.
+    fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
+        match &self.remote {
+            None => existing(path, what, hint),
+            Some((host, missing)) if missing.iter().any(|m| Path::new(m) == path) => {
+                Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display())))
+            }
+            Some(_) => Ok(path.display().to_string()),
+        }
+    }
 }
 
 /// The phase lengths and repeat counts, with `--quick`'s defaults where the command line left them open.
@@ -123,7 +142,12 @@ struct Lengths {
 
 impl Plan {
     pub fn from_args(args: &RunArgs) -> Result<Plan> {
-        let mut plan = Plan::for_cpus(args, procstat::allowed_cpus())?;
+        Plan::from_args_on(args, None)
+    }
+
+    /// The plan of a run whose subjects run on `server` (a connected server host), or here without one.
+    pub fn from_args_on(args: &RunArgs, server: Option<&ServerSide>) -> Result<Plan> {
+        let mut plan = Plan::for_hosts(args, procstat::allowed_cpus(), server)?;
         plan.settings.argv = std::env::args().collect();
         Ok(plan)
     }
@@ -131,6 +155,12 @@ impl Plan {
     /// The plan on a machine whose allowed CPUs are `allowed`: `from_args` passes this process's own, tests pass a
     /// list, so that what they check does not depend on the machine they run on.
     pub fn for_cpus(args: &RunArgs, allowed: Vec<usize>) -> Result<Plan> {
+        Plan::for_hosts(args, allowed, None)
+    }
+
+    /// [`Plan::for_cpus`], the subjects on `server` when there is one: each side pinned on its own host's CPUs, the
+    /// programs looked for on the server host.
+    pub fn for_hosts(args: &RunArgs, allowed: Vec<usize>, server: Option<&ServerSide>) -> Result<Plan> {
         let mut args = args.clone();
         if let Some(preset) = args.preset {
             preset.apply(&mut args);
@@ -138,9 +168,11 @@ impl Plan {
         let args = &args;
         let lengths = check_values(args)?;
         let mut skipped = Vec::new();
-        let pinning = pinning(args, &allowed, &mut skipped)?;
-        let programs = programs(args);
-        let capacity_target = programs.ceiling.is_file().then(|| programs.ceiling.clone());
+        let (pinning, programs) = match server {
+            Some(side) => (two_host_pinning(args, &allowed, &side.cpus)?, side.programs(args)?),
+            None => (pinning(args, &allowed, &mut skipped)?, programs(args)),
+        };
+        let capacity_target = programs.existing(&programs.ceiling, "", "").is_ok().then(|| programs.ceiling.clone());
         let server_n = pinning.server_cpus.len() as u32;
         let subjects = subjects(args, &programs, server_n, &mut skipped)?;
         let baseline = baseline(args, &subjects)?;
@@ -169,6 +201,7 @@ impl Plan {
             level: args.level,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
+            server_host: server.map_or(Host::Local, |s| s.host.clone()),
             skipped,
         })
     }
@@ -202,7 +235,14 @@ impl Plan {
                 "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
             );
         }
-        if plan.settings.pinned {
+        if plan.settings.pinned && !plan.server_host.is_local() {
+            eprintln!(
+                "fairpair: servers on CPU {} of the {}, load generator on CPU {} of this machine",
+                procstat::format_cpu_list(&plan.settings.server_cpus),
+                plan.server_host.label(),
+                procstat::format_cpu_list(&plan.settings.loader_cpus)
+            );
+        } else if plan.settings.pinned {
             eprintln!(
                 "fairpair: servers on CPU {}, load generator on CPU {}",
                 procstat::format_cpu_list(&plan.settings.server_cpus),
@@ -336,6 +376,7 @@ impl Plan {
             max_users,
             cpus: self.settings.pinned.then_some(self.settings.server_cpus.as_slice()),
             timeout: std::time::Duration::from_secs(self.start_timeout_s),
+            host: &self.server_host,
         }
     }
 
@@ -556,6 +597,7 @@ fn programs(args: &RunArgs) -> Programs {
             project_file(exe.as_deref(), Path::new("servers-node/server.js"))
         }),
         node: args.node.clone(),
+        remote: None,
     }
 }
 
@@ -612,14 +654,21 @@ fn builtin_subject(name: &str, programs: &Programs, server_n: u32) -> Result<Sub
         per_worker_store: false,
     };
     let rust = || -> Result<Vec<String>> {
-        Ok(vec![existing(&programs.users_server, "the Rust server", "cargo build --release -p users-server")?])
+        Ok(vec![programs.existing(
+            &programs.users_server,
+            "the Rust server",
+            "cargo build --release -p users-server",
+        )?])
     };
     let node = || -> Result<Vec<String>> {
-        Ok(vec![programs.node.clone(), existing(&programs.node_server, "the Node server", "check --node-server")?])
+        Ok(vec![
+            programs.node.clone(),
+            programs.existing(&programs.node_server, "the Node server", "check --node-server")?,
+        ])
     };
     let go = || -> Result<Vec<String>> {
         let hint = "build it with scripts/build-go, or give --go-server";
-        Ok(vec![existing(&programs.go_server, "the Go server", hint)?])
+        Ok(vec![programs.existing(&programs.go_server, "the Go server", hint)?])
     };
     Ok(match name {
         "rust" => builtin(rust()?, 1, true),
@@ -627,7 +676,7 @@ fn builtin_subject(name: &str, programs: &Programs, server_n: u32) -> Result<Sub
         "go" => builtin(go()?, 1, true),
         "node" => builtin(node()?, 1, true),
         "ceiling" => builtin(
-            vec![existing(&programs.ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
+            vec![programs.existing(&programs.ceiling, "the ceiling server", "cargo build --release -p ceiling")?],
             1,
             false,
         ),
@@ -744,6 +793,84 @@ fn cells(
 /// A file of the project (`relative` to its root) found from the executable's path: the nearest directory above
 /// `exe` that has it (`target/release/fairpair` → the checkout it was built in). Falls back to `relative` itself,
 /// resolved from the current directory, when no such directory exists (an installed copy, say).
+/// The server host of a two-host run, once connected: where the subjects run, and the CPUs a process may use there.
+#[derive(Clone, Debug)]
+pub struct ServerSide {
+    pub host: Host,
+    pub cpus: Vec<usize>,
+}
+
+impl ServerSide {
+    /// Connects to `--server-host` and reads its CPUs: `None` for a run on this machine. Every step has a time limit,
+    /// so an unreachable or stopped host ends the run here, before anything is planned, with one line.
+    pub fn connect(args: &RunArgs) -> Result<Option<(ServerSide, Connection)>> {
+        let Some(destination) = &args.server_host else {
+            return Ok(None);
+        };
+        let dir = args
+            .server_dir
+            .as_deref()
+            .ok_or_else(|| usage("--server-host needs --server-dir PATH: the project's checkout on the server host"))?;
+        if args.custom_subjects.iter().any(|s| !s.contains("=http://")) {
+            return Err(usage(
+                "--server-host: a subject of your own runs on this machine only (--subject NAME=COMMAND); start it on \
+                 the server host yourself and give --subject NAME=http://HOST:PORT",
+            ));
+        }
+        let connection = SshHost::new(destination, dir, args.ssh_config.clone()).connect()?;
+        let host = connection.host();
+        let cpus = host.allowed_cpus()?;
+        Ok(Some((ServerSide { host, cpus }, connection)))
+    }
+
+    /// The built-in servers' paths on the server host (a path given on the command line is one there), and those
+    /// of them that are missing there.
+    fn programs(&self, args: &RunArgs) -> Result<Programs> {
+        let Host::Ssh(ssh) = &self.host else { unreachable!("a server side is a server host") };
+        let dir = Path::new(&ssh.dir);
+        // The same profile directory as this fairpair's (target/release, or target/debug in the tests).
+        let exe = std::env::current_exe().ok();
+        let profile = exe.as_deref().and_then(|e| e.parent()?.file_name()).map_or("release".into(), |p| p.to_owned());
+        let target = dir.join("target").join(profile);
+        let pick = |given: &Option<PathBuf>, default: PathBuf| given.clone().unwrap_or(default);
+        let mut programs = Programs {
+            users_server: pick(&args.users_server, target.join("users-server")),
+            ceiling: pick(&args.ceiling, target.join("ceiling")),
+            go_server: pick(&args.go_server, dir.join("target/go/users-server-go")),
+            node_server: pick(&args.node_server, dir.join("servers-node/server.js")),
+            node: args.node.clone(),
+            remote: None,
+        };
+        let all = [&programs.users_server, &programs.ceiling, &programs.go_server, &programs.node_server]
+            .map(|p| p.display().to_string());
+        programs.remote = Some((self.host.label(), self.host.missing_files(&all)?));
+        Ok(programs)
+    }
+}
+
+/// Pinning on two hosts: each side on its own host's CPUs, all of them unless --server-cpus (CPUs of the server
+/// host) or --loader-cpus (of this one) say otherwise. The two sets may have the same numbers: they are different
+/// machines, and the loader has this one to itself, pinned or not.
+fn two_host_pinning(args: &RunArgs, local: &[usize], remote: &[usize]) -> Result<Pinning> {
+    let within = |flag: &str, text: &Option<String>, allowed: &[usize], host: &str| -> Result<Vec<usize>> {
+        let Some(text) = text else { return Ok(allowed.to_vec()) };
+        let cpus = procstat::parse_cpu_list(text).map_err(|e| usage(format!("{flag}: {e}")))?;
+        match cpus.iter().find(|c| !allowed.contains(c)) {
+            Some(c) => Err(usage(format!(
+                "{flag}: CPU {c} is not available on {host} (allowed: {})",
+                procstat::format_cpu_list(allowed)
+            ))),
+            None => Ok(cpus),
+        }
+    };
+    if args.no_pin && (args.server_cpus.is_some() || args.loader_cpus.is_some()) {
+        return Err(usage("--no-pin cannot be combined with --server-cpus/--loader-cpus"));
+    }
+    let server_cpus = within("--server-cpus", &args.server_cpus, remote, "the server host")?;
+    let loader_cpus = within("--loader-cpus", &args.loader_cpus, local, "this machine")?;
+    Ok(Pinning { loader_threads: loader_cpus.len() as u32, server_cpus, loader_cpus, pinned: !args.no_pin })
+}
+
 pub fn project_file(exe: Option<&Path>, relative: &Path) -> PathBuf {
     exe.into_iter()
         .flat_map(Path::ancestors)
@@ -825,6 +952,26 @@ mod tests {
         let mut argv = vec!["fairpair", "--users-server", &exe, "--ceiling", &exe, "--node-server", &exe];
         argv.extend(words);
         Plan::for_cpus(&Wrapper::try_parse_from(argv).unwrap().args, allowed.to_vec())
+    }
+
+    #[test]
+    fn on_two_hosts_each_side_pins_to_its_own_hosts_cpus() {
+        use clap::Parser;
+        let args = |words: &[&str]| Wrapper::try_parse_from([&["fairpair"], words].concat()).unwrap().args;
+        let (local, remote) = ([0, 1], [0, 1, 2, 3]);
+        let sets = |p: Pinning| (p.server_cpus, p.loader_cpus, p.pinned);
+        // By default each side has all of its host.
+        assert_eq!(sets(two_host_pinning(&args(&[]), &local, &remote).unwrap()), (vec![0, 1, 2, 3], vec![0, 1], true));
+        // The same CPU numbers on both sides are no overlap: they are different machines.
+        let both_zero = args(&["--server-cpus", "0", "--loader-cpus", "0"]);
+        assert_eq!(sets(two_host_pinning(&both_zero, &local, &remote).unwrap()), (vec![0], vec![0], true));
+        // Each list is checked against its own host.
+        assert_eq!(two_host_pinning(&args(&["--server-cpus", "3"]), &local, &remote).unwrap().server_cpus, [3]);
+        let e = two_host_pinning(&args(&["--loader-cpus", "3"]), &local, &remote).err().unwrap().to_string();
+        assert!(e.contains("CPU 3 is not available on this machine"), "{e}");
+        let e = two_host_pinning(&args(&["--server-cpus", "4"]), &local, &remote).err().unwrap().to_string();
+        assert!(e.contains("CPU 4 is not available on the server host"), "{e}");
+        assert!(!two_host_pinning(&args(&["--no-pin"]), &local, &remote).unwrap().pinned);
     }
 
     #[test]

@@ -206,7 +206,7 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
             Kind::Custom { .. } => SubjectKind::Custom,
             Kind::External { .. } => SubjectKind::External,
         },
-        command: spec.command_template(),
+        command: spec.command_template_on(&plan.server_host),
         workers: spec.workers,
         get_only: spec.get_only,
         verification,

@@ -9,6 +9,9 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
 
+use anyhow::Result;
+
+use crate::host::Host;
 use crate::schema::Memory;
 
 /// The fields of `/proc/PID/stat` the harness uses. Times are in clock ticks.
@@ -62,9 +65,13 @@ pub fn all_processes() -> Vec<ProcStat> {
 
 /// `root` and all its descendants that are still alive (zombies excluded), root first.
 pub fn tree(root: i32) -> Vec<ProcStat> {
-    let all = all_processes();
+    tree_of(&all_processes(), root)
+}
+
+/// [`tree`] within a list of processes read before (a server host's, read in one remote command).
+pub fn tree_of(all: &[ProcStat], root: i32) -> Vec<ProcStat> {
     let mut children: HashMap<i32, Vec<&ProcStat>> = HashMap::new();
-    for p in &all {
+    for p in all {
         children.entry(p.ppid).or_default().push(p);
     }
     let mut out = Vec::new();
@@ -85,14 +92,27 @@ pub fn tree(root: i32) -> Vec<ProcStat> {
 
 /// Pids of the live (non-zombie) processes in process group `pgid`.
 pub fn group_members(pgid: i32) -> BTreeSet<i32> {
-    all_processes().into_iter().filter(|p| p.pgrp == pgid && p.state != 'Z').map(|p| p.pid).collect()
+    members_of(&all_processes(), pgid)
+}
+
+/// [`group_members`] within a list of processes read before.
+pub fn members_of(all: &[ProcStat], pgid: i32) -> BTreeSet<i32> {
+    all.iter().filter(|p| p.pgrp == pgid && p.state != 'Z').map(|p| p.pid).collect()
 }
 
 /// CPU ticks used so far by `root`'s tree, including children it has already reaped (`cutime`/`cstime`), so a
 /// cluster worker that died mid-run still counts.
 pub fn tree_ticks(root: i32) -> u64 {
-    tree(root)
-        .iter()
+    ticks_of(&tree(root), root)
+}
+
+/// [`tree_ticks`] of a process on `host` (this machine or a server host).
+pub fn tree_ticks_on(host: &Host, root: i32) -> Result<u64> {
+    Ok(ticks_of(&tree_of(&host.processes()?, root), root))
+}
+
+fn ticks_of(tree: &[ProcStat], root: i32) -> u64 {
+    tree.iter()
         .map(|p| {
             let own = p.utime + p.stime;
             if p.pid == root { own + p.cutime + p.cstime } else { own }
@@ -112,6 +132,18 @@ pub fn ticks_per_second() -> f64 {
 pub fn machine_ticks() -> (u64, u64) {
     let text = fs::read_to_string("/proc/stat").unwrap_or_default();
     parse_machine_ticks(&text).unwrap_or((0, 0))
+}
+
+/// [`machine_ticks`] of `host` (on a server host, its `/proc/stat` read there).
+pub fn machine_ticks_on(host: &Host) -> Result<(u64, u64)> {
+    match host {
+        Host::Local => Ok(machine_ticks()),
+        Host::Ssh(_) => {
+            let text =
+                host.read("/proc/stat").ok_or_else(|| anyhow::anyhow!("{}: cannot read /proc/stat", host.label()))?;
+            Ok(parse_machine_ticks(&text).unwrap_or((0, 0)))
+        }
+    }
 }
 
 pub fn parse_machine_ticks(text: &str) -> Option<(u64, u64)> {
@@ -167,12 +199,21 @@ pub fn kib_field(text: &str, key: &str) -> Option<u64> {
 
 /// RSS, peak RSS and PSS summed over `root`'s tree.
 pub fn tree_memory(root: i32) -> Memory {
+    memory_of(&Host::Local, &tree(root))
+}
+
+/// [`tree_memory`] of a process on `host`: the same files, read there.
+pub fn tree_memory_on(host: &Host, root: i32) -> Result<Memory> {
+    Ok(memory_of(host, &tree_of(&host.processes()?, root)))
+}
+
+fn memory_of(host: &Host, tree: &[ProcStat]) -> Memory {
     let mut m = Memory::default();
-    for p in tree(root) {
-        let status = fs::read_to_string(format!("/proc/{}/status", p.pid)).unwrap_or_default();
+    for p in tree {
+        let status = host.read(&format!("/proc/{}/status", p.pid)).unwrap_or_default();
         m.rss_kib += kib_field(&status, "VmRSS").unwrap_or(0);
         m.hwm_kib += kib_field(&status, "VmHWM").unwrap_or(0);
-        let rollup = fs::read_to_string(format!("/proc/{}/smaps_rollup", p.pid)).unwrap_or_default();
+        let rollup = host.read(&format!("/proc/{}/smaps_rollup", p.pid)).unwrap_or_default();
         m.pss_kib += kib_field(&rollup, "Pss").unwrap_or(0);
         m.processes += 1;
     }

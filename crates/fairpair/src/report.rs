@@ -133,6 +133,7 @@ pub fn document(b: &Benchmark) -> Document {
     let cells = cells(&b.summaries);
     header(&mut doc, b);
     environment(&mut doc, b);
+    two_hosts(&mut doc, b);
     method(&mut doc, b);
     preflight_section(&mut doc, b);
     subjects_section(&mut doc, b);
@@ -177,6 +178,22 @@ fn header(doc: &mut Document, b: &Benchmark) {
          freshly started server; the raw runs, with each tool's exact command and output, are in `benchmark.json`.",
         b.environment.date, b.generator, b.environment.hostname, b.schema_version
     ));
+    if let Some(t) = &b.two_hosts {
+        doc.push(Block::Note(format!(
+            "**A two-host run**: the load generator ran on `{}` ({}), the subjects on the server host `{}` ({}, \
+             reached as `{}` over ssh). The server side's CPU time, memory and start-up were read from that host's \
+             `/proc`. See *Server host and network path*.",
+            b.environment.hostname, t.loader_address, t.server_environment.hostname, t.server_address, t.server_host
+        )));
+        if t.same_kernel {
+            doc.push(Block::Note(
+                "Both hosts ran on **one kernel** (the same boot id): namespaces or containers of one machine, which \
+                 share its CPUs, caches and memory bandwidth. This run shows the two-host mechanics; its figures are \
+                 not those of two machines."
+                    .into(),
+            ));
+        }
+    }
     if b.settings.quick {
         doc.push(Block::Note(
             "**A `--quick` smoke run**: one short run per cell, so there is no measure of noise. Check the pipeline \
@@ -187,8 +204,15 @@ fn header(doc: &mut Document, b: &Benchmark) {
 }
 
 fn environment(doc: &mut Document, b: &Benchmark) {
-    let e = &b.environment;
     doc.heading(2, "Environment");
+    if b.two_hosts.is_some() {
+        doc.paragraph("The load generator's host (the server host is described in the next section).");
+    }
+    environment_table(doc, &b.environment, b.schema_version);
+}
+
+/// The table of one host's machine and software.
+fn environment_table(doc: &mut Document, e: &crate::schema::Environment, schema_version: u32) {
     let mut t = Table::new(&[("", Align::Left), ("", Align::Left)]);
     let mut row = |k: &str, v: String| t.row(vec![k.to_string(), v]);
     row("CPU", format!("{} × {} online (allowed: {})", e.cpu_model, e.cpus_online, cpu_list(&e.cpus_allowed)));
@@ -200,13 +224,66 @@ fn environment(doc: &mut Document, b: &Benchmark) {
         row(tool, version.clone());
     }
     row("git", format!("`{}`{}", e.git_commit, if e.git_dirty { " (uncommitted changes)" } else { "" }));
-    if b.schema_version >= 2 {
+    if schema_version >= 2 {
         let somaxconn = e.somaxconn.map_or("unreadable".to_string(), |v| v.to_string());
         row("`net.core.somaxconn`", format!("{somaxconn} (the most any listen backlog gets)"));
         let governor = e.cpu_governor.as_deref().unwrap_or("not exposed by the kernel (common in virtual machines)");
         row("CPU frequency governor", governor.to_string());
     }
     doc.push(Block::Table(t));
+}
+
+/// The server host of a two-host run and the path to it; nothing on one machine.
+fn two_hosts(doc: &mut Document, b: &Benchmark) {
+    let Some(t) = &b.two_hosts else { return };
+    doc.heading(2, "Server host and network path");
+    doc.paragraph(format!(
+        "The subjects ran on `{}` (`{}`, started from `{}`); this is its machine and software:",
+        t.server_environment.hostname, t.server_host, t.server_dir
+    ));
+    environment_table(doc, &t.server_environment, b.schema_version);
+    let mut table = Table::new(&[("network path", Align::Left), ("", Align::Left)]);
+    table.row(vec!["addresses".into(), format!("loader {} → server {}", t.loader_address, t.server_address)]);
+    let rtt = t.rtt_ms.as_ref().map_or("not measured".to_string(), |r| {
+        format!(
+            "median {:.3} ms, {:.3}–{:.3} over {} TCP handshakes with the server host, before the runs",
+            r.median, r.min, r.max, r.n
+        )
+    });
+    table.row(vec!["round trip".into(), rtt]);
+    table.row(vec!["loader's interface".into(), format!("`{}`", t.interface.as_deref().unwrap_or("not found"))]);
+    if let Some(n) = &t.interface_bytes {
+        let bytes = format!("{} received, {} sent", thousands(n.rx_bytes as f64), thousands(n.tx_bytes as f64));
+        table.row(vec!["bytes through it, whole run".into(), bytes]);
+    }
+    let runs: Vec<String> = b
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let n = r.network?;
+            Some(format!(
+                "{} {} c={}: {} B received for {} responses",
+                r.subject,
+                r.scenario,
+                r.connections,
+                thousands(n.rx_bytes as f64),
+                thousands(r.requests as f64)
+            ))
+        })
+        .collect();
+    if !runs.is_empty() {
+        table.row(vec!["each measured run".into(), runs.join("; ")]);
+    }
+    if let Some(worst) = b.runs.iter().filter_map(|r| r.server_host_other_cpu_percent).reduce(f64::max) {
+        table.row(vec![
+            "other processes on the server host".into(),
+            format!(
+                "up to {worst:.0} % of its CPUs during a measured run (its own `/proc/stat`; the *busy machine* flags \
+                 are the loader host's)"
+            ),
+        ]);
+    }
+    doc.push(Block::Table(table));
 }
 
 fn method(doc: &mut Document, b: &Benchmark) {
@@ -222,7 +299,16 @@ fn method(doc: &mut Document, b: &Benchmark) {
         s.duration_s,
         s.repeats
     )];
-    items.push(if s.pinned {
+    items.push(if let (true, Some(t)) = (s.pinned, &b.two_hosts) {
+        format!(
+            "Pinning (`taskset`), on each host: servers on CPU {} of the server host `{}`, load generator on CPU {} \
+             of `{}`.",
+            cpu_list(&s.server_cpus),
+            t.server_environment.hostname,
+            cpu_list(&s.loader_cpus),
+            e.hostname
+        )
+    } else if s.pinned {
         format!(
             "Pinning (`taskset`): servers on CPU {}, load generator on CPU {}.",
             cpu_list(&s.server_cpus),

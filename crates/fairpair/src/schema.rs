@@ -43,6 +43,45 @@ pub struct Benchmark {
     pub summaries: Vec<Summary>,
     pub memory_summaries: Vec<MemorySummary>,
     pub flags: Vec<Flag>,
+    /// A two-host run (`--server-host`): the server host and the network path. Absent when everything ran on one
+    /// machine, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub two_hosts: Option<TwoHosts>,
+}
+
+/// The server host of a two-host run, and the path between it and the loader, which ran on the machine that
+/// `environment` describes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TwoHosts {
+    /// `--server-host` as given: `[USER@]HOST`.
+    pub server_host: String,
+    /// `--server-dir`: the checkout the servers were started from.
+    pub server_dir: String,
+    /// The server host's machine and software (its `tools` map is empty: no load tool runs there).
+    pub server_environment: Environment,
+    /// The loader's and the server's addresses on the path between them (from the ssh connection); the servers
+    /// listened on `server_address`.
+    pub loader_address: String,
+    pub server_address: String,
+    /// The loader's network interface on the route to the server host (`ip route get`), whose byte counters each run
+    /// records; `None` when it could not be found.
+    pub interface: Option<String>,
+    /// Round-trip times to the server host measured before the runs (TCP connections to its ssh port: one SYN,
+    /// one SYN-ACK), in milliseconds.
+    pub rtt_ms: Option<Stat>,
+    /// The interface's byte counters over the whole run, preflight included.
+    pub interface_bytes: Option<NetworkBytes>,
+    /// Whether both hosts run on one kernel (the same `/proc/sys/kernel/random/boot_id`): namespaces or containers
+    /// of one machine, as in `scripts/two-hosts`, which then share CPUs, caches and memory bandwidth after all.
+    #[serde(default)]
+    pub same_kernel: bool,
+}
+
+/// Bytes through a network interface during a span of time, as its kernel counters show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NetworkBytes {
+    pub rx_bytes: u64,
+    pub tx_bytes: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -331,6 +370,14 @@ pub struct LoadRun {
     /// Why this run is not a throughput figure and was left out of the summaries (`None`: it is one).
     #[serde(default)]
     pub left_out: Option<String>,
+    /// On two hosts: the bytes the loader's interface to the server host received and sent during the measured
+    /// run, showing the load crossed the network. Absent on one host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<NetworkBytes>,
+    /// On two hosts: CPU used during the run on the server host by everything but the server, as a share of all its
+    /// online CPUs (its `/proc/stat`); `other_cpu_percent` is then the loader host's. Absent on one host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_host_other_cpu_percent: Option<f64>,
     /// The tool's standard output, unparsed.
     pub raw_output: String,
 }

@@ -2,39 +2,44 @@
 //!
 //! Every server runs in its own process group, so stopping it signals the group: Node `cluster` workers go with their
 //! primary and nothing is left behind to steal CPU from the next run. Stopping checks that the group is really empty.
+//!
+//! The same code starts and stops a subject on a server host (`--server-host`): the [`Host`] in [`StartOptions`]
+//! does the spawning, the signalling and the reading of `/proc` there, over ssh.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::os::unix::process::CommandExt;
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Child;
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
+use nix::sys::signal::Signal;
 
-use crate::procstat;
+use crate::host::{self, Host};
 use crate::tools::{pinned, shell_words};
 
-/// Process groups of the subjects running now, so an interrupted harness can stop them (see [`stop_all`]).
-static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+/// Process groups of the subjects running now, and their hosts, so an interrupted harness can stop them (see
+/// [`stop_all`]).
+static LIVE: Mutex<Vec<(Host, i32)>> = Mutex::new(Vec::new());
 
 /// Kills every subject still running: called when the harness itself is interrupted (Ctrl-C, SIGTERM), since the
-/// servers sit in process groups of their own and would not get the terminal's signal.
+/// servers sit in process groups of their own and would not get the terminal's signal. A server host that does not
+/// answer is given up on after the remote commands' time limit.
 pub fn stop_all() {
-    let groups: Vec<i32> = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
-    for pgid in &groups {
-        let _ = killpg(Pid::from_raw(*pgid), Signal::SIGTERM);
+    let groups: Vec<(Host, i32)> = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
+    for (host, pgid) in &groups {
+        let _ = host.signal_group(*pgid, Signal::SIGTERM);
     }
     let deadline = Instant::now() + Duration::from_secs(3);
-    while Instant::now() < deadline && groups.iter().any(|g| !procstat::group_members(*g).is_empty()) {
+    let alive = |(host, pgid): &(Host, i32)| host.group_members(*pgid).is_ok_and(|m| !m.is_empty());
+    while Instant::now() < deadline && groups.iter().any(alive) {
         thread::sleep(Duration::from_millis(20));
     }
-    for pgid in &groups {
-        let _ = killpg(Pid::from_raw(*pgid), Signal::SIGKILL);
+    for (host, pgid) in &groups {
+        let _ = host.signal_group(*pgid, Signal::SIGKILL);
     }
 }
 
@@ -70,8 +75,13 @@ pub enum Kind {
 impl SubjectSpec {
     /// The command as recorded in results: `{port}` and `{max_users}` stand for the values of each run.
     pub fn command_template(&self) -> String {
+        self.command_template_on(&Host::Local)
+    }
+
+    /// [`SubjectSpec::command_template`] of a subject started on `host`, bound to the address it binds there.
+    pub fn command_template_on(&self, host: &Host) -> String {
         match &self.kind {
-            Kind::Builtin { .. } => shell_words(&self.argv("{port}", Some("{max_users}"))),
+            Kind::Builtin { .. } => shell_words(&self.argv_on(&host.bind_address(), "{port}", Some("{max_users}"))),
             Kind::Custom { template } => template.clone(),
             Kind::External { url, .. } => url.clone(),
         }
@@ -93,11 +103,12 @@ impl SubjectSpec {
         matches!(self.kind, Kind::Builtin { accepts_max_users: true, .. })
     }
 
-    fn argv(&self, port: &str, max_users: Option<&str>) -> Vec<String> {
+    /// The command, its server bound to `bind`: loopback, or on a server host the address the loader reaches.
+    fn argv_on(&self, bind: &str, port: &str, max_users: Option<&str>) -> Vec<String> {
         match &self.kind {
             Kind::Builtin { program, accepts_max_users, .. } => {
                 let mut v = program.clone();
-                v.extend(["--host", "127.0.0.1", "--port", port].map(String::from));
+                v.extend(["--host", bind, "--port", port].map(String::from));
                 if let Some(w) = self.workers {
                     v.extend(["--workers".to_string(), w.to_string()]);
                 }
@@ -129,11 +140,19 @@ pub struct StartOptions<'a> {
     pub cpus: Option<&'a [usize]>,
     /// How long to wait for the start-up line and the first 200.
     pub timeout: Duration,
+    /// Where to start it: this machine, or a server host (`--server-host`).
+    pub host: &'a Host,
 }
+
+/// This machine, for start options that do not come from a plan.
+pub static LOCAL: Host = Host::Local;
 
 /// A started, ready subject. Dropping it stops it (so an error path cannot leave a server running).
 pub struct Running {
+    /// The server itself, or on a server host the local `ssh` process that started it (it lives as long as it).
     child: Option<Child>,
+    /// Where it runs; `pid` is a process of that host.
+    pub host: Host,
     pub name: String,
     pub pid: i32,
     pub addr: SocketAddr,
@@ -148,115 +167,42 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
     if let Kind::External { url, addr } = &spec.kind {
         return attach(spec, url, *addr, opts.timeout);
     }
-    let max_users = opts.max_users.map(|m| m.to_string());
-    let (argv, fixed_port) = match &spec.kind {
-        Kind::Builtin { program, .. } => {
-            if !std::path::Path::new(&program[0]).exists() && !crate::tools::installed(&program[0]) {
-                return Err(crate::usage(format!("{}: program not found: {}", spec.name, program[0])));
-            }
-            (spec.argv("0", max_users.as_deref()), None)
-        }
-        Kind::Custom { .. } => {
-            let port = free_port()?;
-            (spec.argv(&port.to_string(), max_users.as_deref()), Some(port))
-        }
-        Kind::External { .. } => unreachable!("attached above"),
-    };
-    let argv = match (opts.header_timeout_ms, &spec.kind) {
-        (Some(ms), Kind::Builtin { accepts_max_users: true, .. }) => {
-            argv.into_iter().chain(["--header-timeout-ms".to_string(), ms.to_string()]).collect()
-        }
-        _ => argv,
-    };
-    let argv = pinned(argv, opts.cpus);
+    let host = opts.host;
+    let (argv, fixed_port) = command_for(spec, opts)?;
     let command = shell_words(&argv);
-    let spawned = Instant::now();
-    let mut child = Command::new(&argv[0])
-        .args(&argv[1..])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        // Its own process group, so the whole tree can be signalled at once.
-        .process_group(0)
-        .spawn()
-        .with_context(|| format!("{}: cannot run `{command}`", spec.name))?;
-    let pid = child.id() as i32;
-    LIVE.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
-
-    let (stderr_tail, rx) = drain_pipes(&mut child);
-
+    let mut spawned = Instant::now();
+    let deadline = spawned + opts.timeout;
+    let mut child = host.spawn_server(&argv).with_context(|| format!("{}: cannot run `{command}`", spec.name))?;
+    let stderr_tail = drain_stderr(&mut child);
+    let lines = watch_stdout(&mut child);
     let mut running = Running {
         child: Some(child),
+        host: host.clone(),
         name: spec.name.clone(),
-        pid,
+        pid: 0,
         addr: SocketAddr::from(([127, 0, 0, 1], fixed_port.unwrap_or(0))),
         startup: Duration::ZERO,
         command,
         stderr_tail,
     };
-    let deadline = spawned + opts.timeout;
-
+    if host.is_local() {
+        running.pid = running.child.as_ref().expect("running child").id() as i32;
+    } else {
+        // The remote shell's first line names the server's pid. It arrives a little after the server was
+        // spawned there (half a round trip), which is as close to that moment as this side of the network gets.
+        let line = running.wait_for_line(&lines, opts, "fairpair-pid …")?;
+        running.pid = host::parse_pid_line(&line).ok_or_else(|| anyhow!("{}: bad pid line {line:?}", spec.name))?;
+        spawned = Instant::now();
+    }
+    LIVE.lock().unwrap_or_else(|e| e.into_inner()).push((host.clone(), running.pid));
     if fixed_port.is_none() {
-        let line = loop {
-            running.check_alive()?;
-            match rx.recv_timeout(Duration::from_millis(20)) {
-                Ok(line) => break line,
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    // Stdout closed: usually the process is exiting; give it a moment so the error says why.
-                    for _ in 0..100 {
-                        running.check_alive()?;
-                        thread::sleep(Duration::from_millis(10));
-                    }
-                    bail!("{}: closed its stdout without printing `listening on http://…`", spec.name);
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() > deadline => {
-                    bail!("{}: no `listening on http://…` line within {:?}", spec.name, opts.timeout)
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-            }
-        };
+        let line = running.wait_for_line(&lines, opts, "listening on http://…")?;
         running.addr =
             parse_listening(&line).ok_or_else(|| anyhow!("{}: cannot read the address in {line:?}", spec.name))?;
     }
-
     wait_until_ready(&mut running, spec, deadline, opts.timeout)?;
     running.startup = spawned.elapsed();
     Ok(running)
-}
-
-/// Reads both pipes of a started server on threads of their own. Returns the last lines of its stderr (kept as they
-/// come) and a channel that receives its start-up line.
-fn drain_pipes(child: &mut Child) -> (Arc<Mutex<VecDeque<String>>>, mpsc::Receiver<String>) {
-    // Drain both pipes on threads: a server that logs must never block on a full pipe, and the last lines of
-    // stderr explain a failed start.
-    let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-    {
-        let tail = Arc::clone(&stderr_tail);
-        let stderr = child.stderr.take().expect("piped stderr");
-        thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
-                if t.len() == 5 {
-                    t.pop_front();
-                }
-                t.push_back(line);
-            }
-        });
-    }
-    let (tx, rx) = mpsc::channel();
-    {
-        let stdout = child.stdout.take().expect("piped stdout");
-        thread::spawn(move || {
-            let mut sent = false;
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if !sent && line.starts_with("listening on http://") {
-                    let _ = tx.send(line);
-                    sent = true;
-                }
-            }
-        });
-    }
-    (stderr_tail, rx)
 }
 
 /// Waits until the started server answers 200 on its ready path, or the deadline passes, or it exits.
@@ -279,6 +225,77 @@ fn wait_until_ready(running: &mut Running, spec: &SubjectSpec, deadline: Instant
     Ok(())
 }
 
+/// The command that starts `spec` as `opts` say (pinned, on their host), and the port a custom command was given.
+fn command_for(spec: &SubjectSpec, opts: &StartOptions) -> Result<(Vec<String>, Option<u16>)> {
+    let host = opts.host;
+    let max_users = opts.max_users.map(|m| m.to_string());
+    let bind = host.bind_address();
+    let (argv, fixed_port) = match &spec.kind {
+        Kind::Builtin { program, .. } => {
+            // On a server host the program is looked for there: a missing one fails the start, with the shell's
+            // message from the server host's stderr.
+            if host.is_local() && !Path::new(&program[0]).exists() && !crate::tools::installed(&program[0]) {
+                return Err(crate::usage(format!("{}: program not found: {}", spec.name, program[0])));
+            }
+            (spec.argv_on(&bind, "0", max_users.as_deref()), None)
+        }
+        Kind::Custom { .. } if !host.is_local() => {
+            return Err(crate::usage(format!(
+                "{}: a command of your own (--subject NAME=COMMAND) runs on this machine only; on a server host, start \
+                 it there yourself and give --subject {}=http://HOST:PORT",
+                spec.name, spec.name
+            )));
+        }
+        Kind::Custom { .. } => {
+            let port = free_port()?;
+            (spec.argv_on(&bind, &port.to_string(), max_users.as_deref()), Some(port))
+        }
+        Kind::External { .. } => unreachable!("attached above"),
+    };
+    let argv = match (opts.header_timeout_ms, &spec.kind) {
+        (Some(ms), Kind::Builtin { accepts_max_users: true, .. }) => {
+            argv.into_iter().chain(["--header-timeout-ms".to_string(), ms.to_string()]).collect()
+        }
+        _ => argv,
+    };
+    Ok((pinned(argv, opts.cpus), fixed_port))
+}
+
+/// Drains stderr on a thread, keeping its last lines: a server that logs must never block on a full pipe, and the
+/// last lines explain a failed start.
+fn drain_stderr(child: &mut Child) -> Arc<Mutex<VecDeque<String>>> {
+    let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+    let tail = Arc::clone(&stderr_tail);
+    let stderr = child.stderr.take().expect("piped stderr");
+    thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+            if t.len() == 5 {
+                t.pop_front();
+            }
+            t.push_back(line);
+        }
+    });
+    stderr_tail
+}
+
+/// Drains stdout on a thread, passing on the lines the start waits for: the remote pid line and the first
+/// start-up line.
+fn watch_stdout(child: &mut Child) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("piped stdout");
+    thread::spawn(move || {
+        let mut sent = false;
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.starts_with("fairpair-pid ") || (!sent && line.starts_with("listening on http://")) {
+                sent |= line.starts_with("listening on http://");
+                let _ = tx.send(line);
+            }
+        }
+    });
+    rx
+}
+
 /// A running service the harness did not start: checked to answer 200 on its ready path, never stopped. It has no
 /// process of ours (`pid` 0 is never signalled: `terminate` returns at once without a child) and no start-up time.
 fn attach(spec: &SubjectSpec, url: &str, addr: SocketAddr, timeout: Duration) -> Result<Running> {
@@ -291,6 +308,7 @@ fn attach(spec: &SubjectSpec, url: &str, addr: SocketAddr, timeout: Duration) ->
     }
     Ok(Running {
         child: None,
+        host: Host::Local,
         name: spec.name.clone(),
         pid: 0,
         addr,
@@ -328,6 +346,29 @@ impl Running {
         format!("http://{}{path}", self.addr)
     }
 
+    /// The next line `watch_stdout` passes on, while the process lives and until `deadline`.
+    fn wait_for_line(&mut self, lines: &mpsc::Receiver<String>, opts: &StartOptions, what: &str) -> Result<String> {
+        let deadline = Instant::now() + opts.timeout;
+        loop {
+            self.check_alive()?;
+            match lines.recv_timeout(Duration::from_millis(20)) {
+                Ok(line) => return Ok(line),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // Stdout closed: usually the process is exiting; give it a moment so the error says why.
+                    for _ in 0..100 {
+                        self.check_alive()?;
+                        thread::sleep(Duration::from_millis(10));
+                    }
+                    bail!("{}: closed its stdout without printing `{what}`", self.name);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() > deadline => {
+                    bail!("{}: no `{what}` line within {:?}", self.name, opts.timeout)
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
     fn check_alive(&mut self) -> Result<()> {
         let child = self.child.as_mut().expect("running child");
         if let Some(status) = child.try_wait()? {
@@ -350,33 +391,41 @@ impl Running {
             return Ok(());
         };
         let result = self.terminate_child(&mut child);
-        LIVE.lock().unwrap_or_else(|e| e.into_inner()).retain(|&g| g != self.pid);
+        LIVE.lock().unwrap_or_else(|e| e.into_inner()).retain(|(_, g)| *g != self.pid);
         result
     }
 
+    /// SIGTERM, then SIGKILL, to the group on its host, until the group is empty. On a server host `child` is the
+    /// local `ssh` process, which exits with the server; every remote step has its time limit, so a host that stops
+    /// answering makes this fail, not hang.
     fn terminate_child(&self, child: &mut Child) -> Result<()> {
-        let pgid = Pid::from_raw(self.pid);
-        let _ = killpg(pgid, Signal::SIGTERM);
+        let host = &self.host;
+        // A remote start that failed before its pid line has no group to signal: only the local ssh to end.
+        if self.pid == 0 {
+            let _ = child.kill();
+            return host::wait_within(child, host::COMMAND_LIMIT).map(drop);
+        }
+        host.signal_group(self.pid, Signal::SIGTERM)?;
         let deadline = Instant::now() + Duration::from_secs(5);
         let mut exited = false;
         while Instant::now() < deadline {
             if !exited {
                 exited = child.try_wait()?.is_some();
             }
-            if exited && procstat::group_members(self.pid).is_empty() {
+            if exited && host.group_members(self.pid)?.is_empty() {
                 return Ok(());
             }
             thread::sleep(Duration::from_millis(10));
         }
-        let _ = killpg(pgid, Signal::SIGKILL);
-        child.wait()?;
+        host.signal_group(self.pid, Signal::SIGKILL)?;
+        host::wait_within(child, host::COMMAND_LIMIT)?;
         for _ in 0..100 {
-            if procstat::group_members(self.pid).is_empty() {
+            if host.group_members(self.pid)?.is_empty() {
                 return Ok(());
             }
             thread::sleep(Duration::from_millis(10));
         }
-        bail!("{}: processes {:?} of its group survived SIGKILL", self.name, procstat::group_members(self.pid))
+        bail!("{}: processes {:?} of its group survived SIGKILL", self.name, host.group_members(self.pid)?)
     }
 }
 
@@ -421,6 +470,13 @@ mod tests {
             spec.command_template(),
             "users-server --host 127.0.0.1 --port '{port}' --workers 1 --max-users '{max_users}'"
         );
+        // On a server host the server binds the address the loader reaches it on.
+        let mut there = crate::host::SshHost::new("bench@server", "/srv/fairpair", None);
+        there.ends = crate::host::parse_ssh_connection("10.213.7.1 40000 10.213.7.2 22");
+        assert_eq!(
+            spec.command_template_on(&Host::Ssh(there)),
+            "users-server --host 10.213.7.2 --port '{port}' --workers 1 --max-users '{max_users}'"
+        );
         let custom = SubjectSpec {
             name: "mine".into(),
             kind: Kind::Custom { template: "python3 -m http.server {port}".into() },
@@ -429,6 +485,6 @@ mod tests {
             ready_path: "/".into(),
             per_worker_store: false,
         };
-        assert_eq!(custom.argv("8000", None), ["sh", "-c", "exec python3 -m http.server 8000"]);
+        assert_eq!(custom.argv_on("127.0.0.1", "8000", None), ["sh", "-c", "exec python3 -m http.server 8000"]);
     }
 }

@@ -251,6 +251,8 @@ mod tests {
             listen_backlog: Some(511),
             unexpected_responses: unexpected,
             left_out: left_out.then(|| "store full".to_string()),
+            network: None,
+            server_host_other_cpu_percent: None,
             raw_output: String::new(),
         }
     }

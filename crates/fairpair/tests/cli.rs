@@ -42,6 +42,13 @@ fn bad_input_is_one_line_and_status_2() {
         &["run", "--subjects", "node", "--node-server", "/no/such/server.js"],
         "the Node server not found",
     );
+    // Two hosts: what is missing or cannot work is refused before any connection is tried.
+    assert_usage_error(&["run", "--server-host", "bench@server.example"], "--server-host needs --server-dir");
+    assert_usage_error(&["run", "--server-dir", "/srv/fairpair"], "--server-host");
+    assert_usage_error(
+        &["run", "--server-host", "h", "--server-dir", "/d", "--subject", "mine=python3 -m http.server {port}"],
+        "runs on this machine only",
+    );
     assert_usage_error(&["run", "--bogus"], "unexpected argument '--bogus'");
     assert_usage_error(&["frobnicate"], "unrecognized subcommand");
     assert_usage_error(&[], "a command is required");

@@ -23,7 +23,13 @@ fn ceiling_spec() -> SubjectSpec {
 }
 
 fn opts() -> StartOptions<'static> {
-    StartOptions { max_users: None, header_timeout_ms: None, cpus: None, timeout: Duration::from_secs(10) }
+    StartOptions {
+        max_users: None,
+        header_timeout_ms: None,
+        cpus: None,
+        timeout: Duration::from_secs(10),
+        host: &subject::LOCAL,
+    }
 }
 
 #[test]
