@@ -584,16 +584,9 @@ fn latency(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects:
     for (scenario, conns) in cells {
         for name in subjects {
             if let Some(s) = find(&b.summaries, name, scenario, *conns) {
-                t.row(vec![
-                    scenario.clone(),
-                    conns.to_string(),
-                    name.to_string(),
-                    ms(s.p50_ms.median),
-                    ms(s.p90_ms.median),
-                    ms(s.p99_ms.median),
-                    s.p99_9_ms.as_ref().map_or_else(not_reported, |p| ms(p.median)),
-                    ms(s.max_ms.median),
-                ]);
+                let mut row = vec![scenario.clone(), conns.to_string(), name.to_string()];
+                row.extend(latency_points(s).map(|(_, p)| p.map_or_else(not_reported, |p| ms(p.median))));
+                t.row(row);
             }
         }
     }
@@ -1072,41 +1065,37 @@ fn latency_chart(b: &Benchmark, scenario: &str, conns: u32, subjects: &[&str]) -
         y_label: "ms",
         groups: vec!["p50".into(), "p90".into(), "p99".into(), "p99.9".into()],
         series: present.iter().map(|s| s.subject.clone()).collect(),
-        values: (0..4)
-            .map(|p| {
-                present
-                    .iter()
-                    .map(|s| [Some(&s.p50_ms), Some(&s.p90_ms), Some(&s.p99_ms), s.p99_9_ms.as_ref()][p].map(bar))
-                    .collect()
-            })
-            .collect(),
+        values: (0..4).map(|p| present.iter().map(|s| latency_points(s)[p].1.map(bar)).collect()).collect(),
     })
 }
 
-/// The percentile spectrum of one cell: each subject's p50, p90, p99, p99.9 and max (medians over runs) on a
-/// "nines" axis, as HdrHistogram's plots draw latency. A percentile the load tool did not report is left out of that
-/// subject's line, and the chart says so.
+/// The percentile spectrum of one cell: each subject's latency points (medians over runs) on a "nines" axis, as
+/// HdrHistogram's plots draw latency. A percentile the load tool did not report is left out of that subject's line,
+/// and the chart says so.
 fn spectrum_chart(b: &Benchmark, scenario: &str, conns: u32, subjects: &[&str]) -> String {
-    use charts::Quantile;
     let present: Vec<&Summary> = subjects.iter().filter_map(|n| find(&b.summaries, n, scenario, conns)).collect();
     let title = format!("Latency by percentile, {scenario} at {conns} connections (ms)");
     let lines = present
         .iter()
         .map(|s| charts::Line {
             name: s.subject.clone(),
-            points: [
-                (Quantile::Percent(50.0), Some(&s.p50_ms)),
-                (Quantile::Percent(90.0), Some(&s.p90_ms)),
-                (Quantile::Percent(99.0), Some(&s.p99_ms)),
-                (Quantile::Percent(99.9), s.p99_9_ms.as_ref()),
-                (Quantile::Max, Some(&s.max_ms)),
-            ]
-            .into_iter()
-            .map(|(q, stat)| (q, stat.map(|st| st.median)))
-            .collect(),
+            points: latency_points(s).into_iter().map(|(q, stat)| (q, stat.map(|st| st.median))).collect(),
         })
         .collect();
     charts::spectrum(&charts::Spectrum { title: &title, y_label: "ms", lines })
+}
+
+/// A cell's latency in reading order: p50, p90, p99, p99.9 (`None` where the load tool gives none: ab, bombardier)
+/// and max. The latency table, the bar chart (all but the max) and the spectrum all read it from here.
+fn latency_points(s: &Summary) -> [(charts::Quantile, Option<&Stat>); 5] {
+    use charts::Quantile::{Max, Percent};
+    [
+        (Percent(50.0), Some(&s.p50_ms)),
+        (Percent(90.0), Some(&s.p90_ms)),
+        (Percent(99.0), Some(&s.p99_ms)),
+        (Percent(99.9), s.p99_9_ms.as_ref()),
+        (Max, Some(&s.max_ms)),
+    ]
 }
 
 fn memory_chart(m: &[MemorySummary]) -> String {

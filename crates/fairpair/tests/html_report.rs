@@ -42,6 +42,11 @@ fn workspace() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The golden test's fixture (`tests/report_golden.rs`).
+fn golden() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/benchmark.json")
+}
+
 /// Every `benchmark.json` under `docs/results`, plus the golden fixture's.
 fn committed_benchmarks() -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -57,7 +62,7 @@ fn committed_benchmarks() -> Vec<PathBuf> {
     }
     let mut out = Vec::new();
     walk(&workspace().join("docs/results"), &mut out);
-    out.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/benchmark.json"));
+    out.push(golden());
     out
 }
 
@@ -308,8 +313,7 @@ fn a_page_wider_than_the_phone_is_rejected() {
 fn the_counts_come_from_the_benchmark() {
     // The golden run: environment, subjects, throughput, latency, CPU, open loop, memory; throughput, one cell's
     // latency bars and spectrum, memory.
-    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/benchmark.json");
-    let bench = report::load(&golden).unwrap();
+    let bench = report::load(&golden()).unwrap();
     assert_eq!(expected(&bench), Counts { tables: 7, svgs: 4 });
     let html = report_html(&bench, "html-report-counts");
     assert_eq!(check_dom(&html, expected(&bench)), Ok(()));
@@ -317,8 +321,7 @@ fn the_counts_come_from_the_benchmark() {
 
 #[test]
 fn the_page_is_self_contained_and_escaped() {
-    let golden = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/benchmark.json");
-    let mut bench = report::load(&golden).unwrap();
+    let mut bench = report::load(&golden()).unwrap();
     bench.skipped.push("a <script>alert(1)</script> & \"quotes\"".into());
     let html = report_html(&bench, "html-report-escaped");
     for banned in ["<script", "<link", "<img", " src=", "@import", "url("] {
