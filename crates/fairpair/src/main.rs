@@ -137,10 +137,10 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             }
             // `execute` has written benchmark.json, after every run and complete at the end.
             let result = execute::run(&plan)?;
-            let path = plan.out.join("benchmark.json");
-            let report = report::write(&result, &plan.out)?;
+            let mut files = vec![plan.out.join("benchmark.json")];
+            files.extend(report::write(&result, &plan.out)?);
             print_summary(&result);
-            eprintln!("fairpair: wrote {} and {}", path.display(), report.display());
+            eprintln!("fairpair: wrote {}", paths(&files));
             // A subject asked for and not measured is a failed run, though the others' figures are written.
             let unmeasured = result.unmeasured_subjects();
             if unmeasured.is_empty() {
@@ -162,14 +162,23 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let file = file.expect("clap requires a file without --compare");
             let bench = report::load(&file)?;
             let dir = out.unwrap_or_else(|| file.parent().map(PathBuf::from).unwrap_or_default());
-            let path = report::write(&bench, &dir)?;
-            eprintln!("fairpair: wrote {}", path.display());
+            let reports = report::write(&bench, &dir)?;
+            eprintln!("fairpair: wrote {}", paths(&reports));
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
 /// `report --compare`: the Markdown on stdout (redirect it to keep it), the verdict counts on stderr.
+/// Paths for a closing line: `results/benchmark.json, results/report.md and results/report.html`.
+fn paths(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    match names.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
+}
+
 fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Result<ExitCode> {
     let (a, b) = (compare::load(old)?, compare::load(new)?);
     let c = compare::compare(&a, &b);

@@ -13,7 +13,7 @@
 //! them: ratios, shares of the ceiling, verdicts against the noise. It is deterministic (same file, same bytes), so it
 //! can be checked against a golden file and regenerated from old results.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -56,24 +56,25 @@ pub trait Renderer {
     fn render(&self, doc: &Document) -> String;
 }
 
-/// Every format `write` produces: `report.md` first (its path is what `write` returns), then `report.html`.
+/// Every format `write` produces, in the order their paths are returned: `report.md`, then `report.html`.
 pub const RENDERERS: &[&dyn Renderer] = &[&markdown::Markdown, &html::Html];
 
-/// Writes the report in every format of [`RENDERERS`] and every chart as an SVG file into `dir`; returns the path of
-/// `report.md`.
-pub fn write(bench: &Benchmark, dir: &Path) -> Result<std::path::PathBuf> {
+/// Writes every chart as an SVG file into `dir`, then the report in every format of [`RENDERERS`]; returns the
+/// report files' paths, in that order.
+pub fn write(bench: &Benchmark, dir: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let doc = document(bench);
     for chart in doc.charts() {
         std::fs::write(dir.join(&chart.file), &chart.svg).with_context(|| format!("cannot write {}", chart.file))?;
     }
-    let mut paths = Vec::new();
-    for renderer in RENDERERS {
-        let path = dir.join(renderer.file_name());
-        std::fs::write(&path, renderer.render(&doc)).with_context(|| format!("cannot write {}", path.display()))?;
-        paths.push(path);
-    }
-    Ok(paths.swap_remove(0))
+    RENDERERS
+        .iter()
+        .map(|renderer| {
+            let path = dir.join(renderer.file_name());
+            std::fs::write(&path, renderer.render(&doc)).with_context(|| format!("cannot write {}", path.display()))?;
+            Ok(path)
+        })
+        .collect()
 }
 
 /// What an `--allow-unverified` subject is called in every table and chart.
@@ -1308,8 +1309,8 @@ mod tests {
     fn write_gives_every_format_and_every_chart_and_markdown_links_only_its_own() {
         let b = golden();
         let dir = std::env::temp_dir().join(format!("fairpair-report-write-{}", std::process::id()));
-        let report = write(&b, &dir).unwrap();
-        assert_eq!(report, dir.join("report.md"));
+        let reports = write(&b, &dir).unwrap();
+        assert_eq!(reports, [dir.join("report.md"), dir.join("report.html")]);
         let mut files: Vec<String> =
             std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         files.sort();
