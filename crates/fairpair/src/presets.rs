@@ -3,7 +3,7 @@
 //! A preset only sets defaults: it fills in the settings the command line left open, so a flag given on the command
 //! line always wins over the preset's. Each study's published
 //! figures are kept here as data, so that its report can quote them beside the ones measured on this machine; their
-//! sources and methods are in `shared/PRIOR-RESULTS.md`, quoted in `docs/results/README.md`.
+//! methods, and how each preset departs from them, are in `docs/prior-results.md`.
 
 use clap::ValueEnum;
 
@@ -78,7 +78,7 @@ impl Preset {
         }
     }
 
-    /// The study's title, as `shared/PRIOR-RESULTS.md` names it.
+    /// The study's title, as `docs/prior-results.md` names it.
     pub fn study(self) -> Option<&'static str> {
         match self {
             Preset::Fairpair => None,
@@ -97,6 +97,47 @@ impl Preset {
             Preset::Wrk => WRK,
             Preset::AbHello => AB_HELLO,
         }
+    }
+
+    /// How this preset's run departed from the study's method (the table in `docs/prior-results.md`), given what
+    /// the run recorded: whether it was `--quick`, and which subjects it measured.
+    pub fn departures(self, quick: bool, measured: &[&str]) -> Vec<&'static str> {
+        let has = |name: &str| measured.contains(&name);
+        let mut out = Vec::new();
+        match self {
+            Preset::Fairpair => return out,
+            Preset::Article => {
+                if has("go") {
+                    out.push("Go ran with GOMAXPROCS=1 (`--workers 1`), where the study gave Go all cores.");
+                }
+                if has("rust") {
+                    out.push("Rust was measured beside Node and Go; the study had no Rust server.");
+                }
+                out.push("The machine has the cores it has, not the study's 16.");
+            }
+            Preset::AbHello => {
+                out.push("ab used keep-alive (`-k`) and timed runs (`-t`), where the study ran `ab -n 1000000` without `-k`.");
+                out.push("The server was pinned to its own core and ab to another; the study's one-core VM shared it.");
+            }
+            Preset::Wrk => {
+                if !quick {
+                    out.push("Runs lasted 60 s, where the study ran 300 s.");
+                }
+                out.push("wrk ran one thread per loader CPU, where the study gave it 8.");
+                if !has("go-multi") && !has("node-cluster") {
+                    out.push("go-multi and node-cluster were skipped: the server side had fewer than 2 CPUs.");
+                }
+            }
+            Preset::Bombardier => {
+                out.push("Runs were timed, where the study sent 5 million requests.");
+                out.push("No Spring Boot: node, go and rust instead.");
+                out.push("No published figure is quoted: the study gave none per connection count.");
+            }
+        }
+        if quick {
+            out.push("`--quick` replaced the study's run lengths and memory repeats with the quick run's.");
+        }
+        out
     }
 
     /// The preset named in a recorded command line (`--preset NAME` or `--preset=NAME`), if any.

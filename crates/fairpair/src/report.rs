@@ -761,11 +761,17 @@ fn published(doc: &mut Document, b: &Benchmark) {
     let Some(study) = preset.study() else { return };
     doc.heading(2, "The study's published figures beside ours");
     doc.paragraph(format!(
-        "This run reproduces \"{study}\" (`--preset {}`; method and machine: `shared/PRIOR-RESULTS.md`, quoted in \
-         `docs/results/README.md`). Its figures were measured on another machine, so compare the shape (which subject \
-         leads, by how much), not the values.",
+        "This run reproduces \"{study}\" (`--preset {}`). The study's method, its machine and how each preset departs \
+         from it are in docs/prior-results.md in the fairpair repository. Its figures were measured on another \
+         machine, so compare the shape (which subject leads, by how much), not the values.",
         preset.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
     ));
+    let measured: Vec<&str> = b.summaries.iter().map(|s| s.subject.as_str()).collect();
+    let departures = preset.departures(b.settings.quick, &measured);
+    if !departures.is_empty() {
+        doc.paragraph("Where this run departed from the study's method:");
+        doc.list(departures.into_iter().map(String::from).collect());
+    }
     if preset.published().is_empty() {
         doc.paragraph("The study published no figure that fairpair measures the same way (see its method).");
         return;
