@@ -30,7 +30,7 @@ pub fn load(path: &Path) -> Result<Benchmark> {
             ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
             ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
             ReadError::Version(v) => {
-                format!("{path}: schema version {v}, this fairpair compares versions 1 and {SCHEMA_VERSION}")
+                format!("{path}: schema version {v}, this fairpair compares versions 1 to {SCHEMA_VERSION}")
             }
             ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
         })

@@ -18,13 +18,13 @@ use anyhow::{Context, Result};
 
 use crate::measure::{self, Measure};
 use crate::plan::{Plan, Scenario};
-use crate::preflight;
 use crate::progress::{Phase, Progress};
 use crate::schema::*;
 use crate::subject::SubjectSpec;
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
 use crate::tools::{self, LoadTool};
+use crate::{capacity, preflight};
 use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
@@ -87,15 +87,18 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         memory_summaries: Vec::new(),
         flags: preflight_flags,
         two_hosts: path.as_ref().map(|(p, _)| p.clone()),
+        capacity: None,
     };
     let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
     let measure = Measure::new(&revised, tool, scripts).with_interface(interface.clone());
     let mut ex = Execution { plan: &revised, measure, progress, bench, save_failed: false };
     ex.save();
+    ex.loader_limit();
     ex.load_phase();
     ex.bench.summaries = summarise(&ex.bench.runs);
     apply_capacity(&mut ex.bench.summaries, ex.bench.preflight.as_ref());
     ex.open_loop_phase();
+    ex.capacity_phase();
     ex.memory_phase();
     ex.bench.memory_summaries = summarise_memory(&ex.bench.memory);
     let derived = flags(&ex.bench);
@@ -288,6 +291,89 @@ impl<'a> Execution<'a> {
                     self.progress.ran(Phase::Load, 1);
                 }
             }
+        }
+    }
+
+    /// The loader's own open-loop limit, before the closed-loop runs: the capacity search against the ceiling, below
+    /// the loader capacity preflight measured on GET (a probe when it has none).
+    fn loader_limit(&mut self) {
+        let plan = self.plan;
+        let (Some(cap), Some(target)) = (&plan.capacity, &plan.capacity_target) else {
+            if plan.capacity.is_some() {
+                self.bench.skipped.push(
+                    "the loader's open-loop limit: the ceiling binary was not found, so no capacity is printed as a \
+                     bound of the loader (build it: cargo build --release -p ceiling)"
+                        .into(),
+                );
+            }
+            return;
+        };
+        let get = plan.scenarios.iter().find(|s| s.is_get()).cloned();
+        let scenario = get.unwrap_or_else(|| Scenario::builtin("get").expect("built in"));
+        let upper = self.bench.preflight.as_ref().and_then(|p| {
+            let measured = p.loader_capacity.iter().filter(|c| c.scenario == scenario.name);
+            measured.map(|c| c.measured_rps).max_by(f64::total_cmp)
+        });
+        let ceiling = preflight::ceiling_spec(plan, target);
+        self.progress
+            .println("preflight: the loader's open-loop limit (the capacity search against the ceiling)".into());
+        let (progress, measure) = (&self.progress, &mut self.measure);
+        let mut runner = capacity::phase::Runner {
+            plan,
+            cap,
+            measure,
+            status: &|m| progress.status(m),
+            stepped: &|| progress.ran(Phase::Capacity, 1),
+        };
+        let limit = runner.search(&ceiling, &scenario, upper);
+        self.progress.println(format!("the loader's open-loop limit: {}", limit.figure()));
+        let mut record = cap.record();
+        record.loader_limit = Some(limit);
+        self.bench.capacity = Some(record);
+        self.save();
+    }
+
+    /// The capacity search of every subject on every scenario it serves (see `capacity/`).
+    fn capacity_phase(&mut self) {
+        let plan = self.plan;
+        let Some(cap) = &plan.capacity else { return };
+        for (spec, scenario) in cap.searches(plan) {
+            let connections = cap.settings.connections;
+            let upper = match cap.only {
+                true => None,
+                false => {
+                    capacity::phase::closed_loop_upper(&self.bench.summaries, &spec.name, &scenario.name, connections)
+                }
+            };
+            if upper.is_none() && !cap.only {
+                self.bench.skipped.push(format!(
+                    "capacity of {} on {}: no closed-loop throughput was measured to start below",
+                    spec.name, scenario.name
+                ));
+                continue;
+            }
+            let (progress, measure) = (&self.progress, &mut self.measure);
+            let mut runner = capacity::phase::Runner {
+                plan,
+                cap,
+                measure,
+                status: &|m| progress.status(m),
+                stepped: &|| progress.ran(Phase::Capacity, 1),
+            };
+            let search = runner.search(spec, scenario, upper);
+            let record = self.bench.capacity.get_or_insert_with(|| cap.record());
+            record.searches.push(search);
+            record.mark_bounds();
+            let s = record.searches.last().expect("pushed");
+            self.progress.println(format!(
+                "capacity of {} on {} at {}: {} ({} steps)",
+                s.subject,
+                s.scenario,
+                cap.settings.objective,
+                s.figure(),
+                s.steps.len()
+            ));
+            self.save();
         }
     }
 

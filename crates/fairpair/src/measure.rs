@@ -170,7 +170,7 @@ impl<'a> Measure<'a> {
 
     /// Waits (bounded) for an idle machine, then starts a fresh subject for one run: the only place a run starts its
     /// server. Returns the server and (seconds waited, whether the machine was idle).
-    fn start(&self, spec: &SubjectSpec, max_users: Option<u64>) -> Result<(Running, (f64, bool))> {
+    pub(crate) fn start(&self, spec: &SubjectSpec, max_users: Option<u64>) -> Result<(Running, (f64, bool))> {
         let idle =
             procstat::wait_for_idle(self.plan.settings.idle_wait_max_s, self.plan.settings.idle_threshold_percent);
         let server = subject::start(spec, &self.plan.start_options(max_users))?;
@@ -349,6 +349,24 @@ impl<'a> Measure<'a> {
             non_2xx: inv.result.non_2xx,
             raw_output: inv.stdout,
         })
+    }
+
+    /// One step of a capacity search (`crate::capacity::phase`) on a running subject: a warm-up at the step's rate,
+    /// then the measured part (`rate: None`, a closed-loop probe).
+    pub fn step_on(
+        &self,
+        tool: &dyn LoadTool,
+        server: &Running,
+        scenario: &Scenario,
+        step: &crate::capacity::phase::StepSpec,
+    ) -> Result<tools::Invocation> {
+        let base = format!("http://{}", server.addr);
+        if step.warmup_s > 0 {
+            let warm = self.spec_for(scenario, &base, step.connections, step.warmup_s, step.rate);
+            tools::invoke(tool, &warm, self.plan.loader_pin()).context("warm-up")?;
+        }
+        let load = self.spec_for(scenario, &base, step.connections, step.duration_s, step.rate);
+        tools::invoke(tool, &load, self.plan.loader_pin())
     }
 
     /// One memory run: idle memory after the settle time, then the GET load, then memory again.

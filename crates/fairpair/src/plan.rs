@@ -91,6 +91,8 @@ pub struct Plan {
     pub server_host: Host,
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
+    /// The capacity search at a latency objective (`capacity/`), when it runs.
+    pub capacity: Option<crate::capacity::phase::CapacityPlan>,
 }
 
 /// Seconds the harness spends around each run (start, readiness, idle check, stop), for the estimate.
@@ -181,17 +183,28 @@ impl Plan {
         if connections.is_empty() || connections.iter().any(|&c| c == 0 || c > 10_000) {
             return Err(usage("--connections: each count must be 1 to 10000"));
         }
-        let cells = cells(&scenarios, &subjects, &connections, &mut skipped);
+        let mut cells = cells(&scenarios, &subjects, &connections, &mut skipped);
+        let open_loop_connections = connections.iter().copied().min().unwrap_or(50);
+        let oha = crate::tools::installed("oha");
+        let capacity = crate::capacity::phase::plan(args, &scenarios, open_loop_connections, oha, &mut skipped)?;
+        if args.capacity_only {
+            cells.clear();
+        }
         if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
             return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
         }
-        let open_loop_fractions: Vec<f64> = args.open_loop_rates.iter().copied().filter(|&f| f > 0.0).collect();
+        let open_loop_fractions: Vec<f64> =
+            args.open_loop_rates.iter().flatten().copied().filter(|&f| f > 0.0).collect();
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
         }
         let q = args.quick;
+        let mut settings = settings(args, lengths, pinning, connections, open_loop_fractions, baseline);
+        if args.capacity_only {
+            settings.memory_repeats = 0;
+        }
         Ok(Plan {
-            settings: settings(args, lengths, pinning, connections, open_loop_fractions, baseline),
+            settings,
             subjects,
             scenarios,
             cells,
@@ -203,6 +216,7 @@ impl Plan {
             out: args.out.clone(),
             server_host: server.map_or(Host::Local, |s| s.host.clone()),
             skipped,
+            capacity,
         })
     }
 
@@ -220,13 +234,23 @@ impl Plan {
             plan.memory_runs()
         );
         eprintln!(
-            "fairpair: estimated {} (preflight {}, load {}, open-loop {}, memory {})",
+            "fairpair: estimated {} (preflight {}, load {}, open-loop {}, capacity search {}, memory {})",
             minutes(e.total()),
             minutes(e.preflight),
             minutes(e.load),
             minutes(e.open_loop),
+            minutes(e.capacity),
             minutes(e.memory)
         );
+        if let Some(c) = &plan.capacity {
+            eprintln!(
+                "fairpair: capacity at {} for {} subject × scenario pairs: {} % resolution, {} s steps",
+                c.settings.objective,
+                c.searches(plan).len(),
+                c.settings.resolution_percent,
+                c.settings.step_s
+            );
+        }
         if let Some(note) = e.dominant_note() {
             eprintln!("fairpair: {note}");
         }
@@ -293,12 +317,14 @@ impl Plan {
                 + self.settings.memory_settle_ms as f64 / 1000.0
                 + RUN_OVERHEAD_S
                 + idle,
+            capacity_step: self.capacity.as_ref().map_or(0.0, |c| c.step_seconds(idle)),
         };
         Estimate {
             preflight: verify + calibration,
             load: self.load_runs() as f64 * per_run.load,
             open_loop: self.open_loop_runs() as f64 * per_run.open_loop,
             memory: self.memory_runs() as f64 * per_run.memory,
+            capacity: self.capacity.as_ref().map_or(0.0, |c| c.seconds(self, idle)),
             per_run,
         }
     }
@@ -432,6 +458,8 @@ pub struct Estimate {
     pub load: f64,
     pub open_loop: f64,
     pub memory: f64,
+    /// The capacity search (its steps, and the loader's open-loop limit).
+    pub capacity: f64,
     /// Seconds of one run of each phase: the phases above are these times their run counts, and the progress
     /// display advances by them, so that the bar and the printed estimate are one computation.
     pub per_run: PerRun,
@@ -443,11 +471,13 @@ pub struct PerRun {
     pub load: f64,
     pub open_loop: f64,
     pub memory: f64,
+    /// One step of the capacity search.
+    pub capacity_step: f64,
 }
 
 impl Estimate {
     pub fn total(&self) -> f64 {
-        self.preflight + self.load + self.open_loop + self.memory
+        self.preflight + self.load + self.open_loop + self.memory + self.capacity
     }
 
     /// When the measured load is under half of the estimate, which phase takes most of it and how to shorten it:
@@ -462,6 +492,7 @@ impl Estimate {
             (self.preflight, "preflight (verification and calibration)", "it does not shrink with --duration"),
             (self.open_loop, "the open-loop phase", "--open-loop-duration N, or --open-loop-rates 0 to skip it"),
             (self.memory, "the memory phase", "--memory-repeats N and --memory-duration N, or --memory-repeats 0"),
+            (self.capacity, "the capacity search", "--capacity-step N, --capacity-resolution PERCENT"),
         ];
         let (seconds, what, how) = phases.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
         Some(format!(
@@ -945,6 +976,15 @@ mod tests {
         plan_on(&procstat::allowed_cpus(), words)
     }
 
+    /// A plan with the capacity search as it is when oha is installed, whether it is on this machine or not.
+    fn with_search(words: &[&str]) -> Plan {
+        use clap::Parser;
+        let mut p = plan(words).unwrap();
+        let args = Wrapper::try_parse_from([&["fairpair"], words].concat()).unwrap().args;
+        p.capacity = crate::capacity::phase::plan(&args, &p.scenarios, 50, true, &mut Vec::new()).unwrap();
+        p
+    }
+
     /// The same, on a machine whose allowed CPUs are `allowed`.
     fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
         use clap::Parser;
@@ -1083,6 +1123,10 @@ mod tests {
         assert_eq!((p.settings.duration_s, p.settings.warmup_s, p.settings.repeats), (15, 5, 3));
         // The store is sized in preflight, from a measured rate, not in the plan.
         assert_eq!(p.post_max_users(), None);
+        let p = with_search(&["--server-cpus", "0", "--loader-cpus", "1"]);
+        // The capacity search: rust and node on GET and POST, and the loader's limit.
+        assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 4);
+        assert!(p.estimate().capacity > 0.0 && p.open_loop_runs() == 0);
         assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
     }
 
@@ -1093,6 +1137,8 @@ mod tests {
             (p.settings.duration_s, p.settings.warmup_s, p.settings.repeats, p.settings.memory_repeats),
             (2, 1, 1, 1)
         );
+        let p = with_search(&["--quick", "--server-cpus", "0", "--loader-cpus", "1"]);
+        assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 2, "GET only");
         assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
         // Explicit values win over --quick.
         assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);

@@ -227,16 +227,10 @@ fn spec_for(plan: &Plan, stage: &Stage, s: &Scenario, base: &str, connections: u
     }
 }
 
-/// Loads the ceiling, as many workers as server CPUs so that it is the fastest target the machine has, and reads
-/// what the loader generated and how busy it was.
-fn measure_capacity(
-    plan: &Plan,
-    stage: &Stage,
-    target: &std::path::Path,
-    scenario: &Scenario,
-    connections: u32,
-) -> Result<LoaderCapacity> {
-    let spec = SubjectSpec {
+/// The ceiling with as many workers as server CPUs: the fastest target the machine has, which preflight loads to
+/// measure the loader.
+pub fn ceiling_spec(plan: &Plan, target: &std::path::Path) -> SubjectSpec {
+    SubjectSpec {
         name: "ceiling".into(),
         kind: Kind::Builtin {
             program: vec![target.display().to_string()],
@@ -247,7 +241,19 @@ fn measure_capacity(
         get_only: true,
         ready_path: "/health".into(),
         per_worker_store: false,
-    };
+    }
+}
+
+/// Loads the ceiling, as many workers as server CPUs so that it is the fastest target the machine has, and reads
+/// what the loader generated and how busy it was.
+fn measure_capacity(
+    plan: &Plan,
+    stage: &Stage,
+    target: &std::path::Path,
+    scenario: &Scenario,
+    connections: u32,
+) -> Result<LoaderCapacity> {
+    let spec = ceiling_spec(plan, target);
     let (_, machine_idle) =
         procstat::wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
     let server = subject::start(&spec, &plan.start_options(None))?;

@@ -39,9 +39,9 @@ pub fn load(path: &Path) -> Result<Benchmark> {
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| usage(format!("{} is not JSON: {e}", path.display())))?;
     let version = value.get("schema_version").and_then(|v| v.as_u64());
-    if version != Some(u64::from(SCHEMA_VERSION)) && version != Some(1) {
+    if !version.is_some_and(|v| (1..=u64::from(SCHEMA_VERSION)).contains(&v)) {
         let found = version.map_or("no schema_version".to_owned(), |v| format!("schema version {v}"));
-        return Err(usage(format!("{}: {found}, this fairpair reads versions 1 and {SCHEMA_VERSION}", path.display())));
+        return Err(usage(format!("{}: {found}, this fairpair reads versions 1 to {SCHEMA_VERSION}", path.display())));
     }
     let bench: Benchmark = serde_json::from_value(value)
         .map_err(|e| usage(format!("{}: not a fairpair benchmark file: {e}", path.display())))?;

@@ -91,7 +91,7 @@ fn files_of_another_schema_version_are_refused() {
     let path = dir.join("old.json");
     std::fs::write(&path, text.replacen("\"schema_version\": 1", "\"schema_version\": 0", 1)).unwrap();
     let e = report::load(&path).unwrap_err().to_string();
-    assert!(e.contains("schema version 0, this fairpair reads versions 1 and 2"), "{e}");
+    assert!(e.contains("schema version 0, this fairpair reads versions 1 to 3"), "{e}");
     std::fs::write(&path, text.replacen("\"schema_version\": 1", "\"schema_version\": 3", 1)).unwrap();
     assert!(report::load(&path).unwrap_err().to_string().contains("schema version 3"));
     std::fs::remove_dir_all(dir).unwrap();

@@ -103,7 +103,7 @@ pub fn require(tool: &dyn LoadTool) -> Result<()> {
     }
     let how = match tool.name() {
         "wrk" => "install it with `apt-get install wrk` (or run scripts/compare, which does)",
-        "oha" => "install it with `cargo install oha --locked` (scripts/setup-tools)",
+        "oha" => "install it with `cargo install oha --locked --version 1.16.0` (scripts/setup-tools)",
         "ab" => "install it with `apt-get install apache2-utils` (scripts/setup-tools)",
         "bombardier" => {
             "install codesenberg/bombardier with `go install github.com/codesenberg/bombardier@latest` \

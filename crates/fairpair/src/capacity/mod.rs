@@ -20,6 +20,8 @@
 //! - A capacity of at least [`LOADER_BOUND_SHARE`] of the loader's own open-loop limit (the same search against the
 //!   `ceiling`, in preflight) is the loader's figure as much as the subject's: it is printed as a bound, `≥ N/s`.
 
+pub mod phase;
+
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 
