@@ -11,31 +11,10 @@
 //! Both files are read through [`crate::schema`], as the report reads them: this version, or version 1 upgraded on
 //! load, so a comparison and a report of the same file quote the same figures.
 
-use std::fmt::Write;
-use std::path::Path;
-
-use anyhow::Result;
-
-use crate::schema::{self, Benchmark, LoadRun, ReadError, SCHEMA_VERSION, Settings, Summary};
+use crate::schema::{Benchmark, LoadRun, Settings, Summary};
 use crate::stats::{self, Stat, Verdict};
-use crate::text::thousands;
-use crate::usage;
-
-/// Reads a `benchmark.json` for a comparison. Any problem with the file is the user's input: a one-line error, exit 2.
-pub fn load(path: &Path) -> Result<Benchmark> {
-    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
-    let path = path.display();
-    schema::read(&text, crate::summary::summarise).map_err(|e| {
-        usage(match e {
-            ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
-            ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
-            ReadError::Version(v) => {
-                format!("{path}: schema version {v}, this fairpair compares versions 1 to {SCHEMA_VERSION}")
-            }
-            ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
-        })
-    })
-}
+use crate::text::number;
+use std::fmt::Write;
 
 /// The figures compared, each with the direction that counts as better.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +112,7 @@ impl Comparison {
 pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
     let mut out = Comparison::default();
     for o in &old.summaries {
-        let Some(n) = find(&new.summaries, &o.subject, &o.scenario, o.connections) else {
+        let Some(n) = new.summary(&o.subject, &o.scenario, o.connections) else {
             out.unmatched.push(format!("{} {} at {} connections (old only)", o.subject, o.scenario, o.connections));
             continue;
         };
@@ -167,12 +146,12 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
         }
     }
     for n in &new.summaries {
-        if find(&old.summaries, &n.subject, &n.scenario, n.connections).is_none() {
+        if old.summary(&n.subject, &n.scenario, n.connections).is_none() {
             out.unmatched.push(format!("{} {} at {} connections (new only)", n.subject, n.scenario, n.connections));
         }
     }
     for o in &old.memory_summaries {
-        let Some(n) = new.memory_summaries.iter().find(|m| m.subject == o.subject) else {
+        let Some(n) = new.memory_summary(&o.subject) else {
             out.unmatched.push(format!("{} memory (old only)", o.subject));
             continue;
         };
@@ -180,7 +159,7 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
             (Metric::IdleRss, &o.idle_rss_kib, &n.idle_rss_kib),
             (Metric::AfterLoadRss, &o.after_rss_kib, &n.after_rss_kib),
         ] {
-            let (a, b) = (kib_to_mib(a), kib_to_mib(b));
+            let (a, b) = (a.kib_to_mib(), b.kib_to_mib());
             let change = Change::of(metric, &a, &b);
             out.rows.push(Row {
                 cell: None,
@@ -199,14 +178,6 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
         }
     }
     out
-}
-
-fn find<'a>(s: &'a [Summary], subject: &str, scenario: &str, connections: u32) -> Option<&'a Summary> {
-    s.iter().find(|x| x.subject == subject && x.scenario == scenario && x.connections == connections)
-}
-
-fn kib_to_mib(s: &Stat) -> Stat {
-    Stat { n: s.n, median: s.median / 1024.0, min: s.min / 1024.0, max: s.max / 1024.0, cv: s.cv }
 }
 
 /// The comparison as Markdown: the two runs, the verdict counts, every figure, and the ratio between the first two
@@ -342,11 +313,7 @@ fn figures(r: &Row) -> String {
 }
 
 fn stat(s: &Stat) -> String {
-    if s.n > 1 { format!("{} [{}–{}]", num(s.median), num(s.min), num(s.max)) } else { num(s.median) }
-}
-
-fn num(v: f64) -> String {
-    if v.abs() >= 1000.0 { thousands(v) } else { format!("{v:.2}") }
+    if s.n > 1 { format!("{} [{}–{}]", number(s.median), number(s.min), number(s.max)) } else { number(s.median) }
 }
 
 /// The ratio between the first two contract subjects (rust / node by default) within each file: throughput and CPU
@@ -355,8 +322,8 @@ fn between_subjects(md: &mut String, old: &Benchmark, new: &Benchmark) {
     let pair: Vec<&str> = old.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect();
     let [x, y] = pair[..] else { return };
     let ratio = |file: &Benchmark, scenario: &str, conns: u32, pick: fn(&Summary) -> Option<f64>| {
-        let a = find(&file.summaries, x, scenario, conns).and_then(pick)?;
-        let b = find(&file.summaries, y, scenario, conns).and_then(pick)?;
+        let a = file.summary(x, scenario, conns).and_then(pick)?;
+        let b = file.summary(y, scenario, conns).and_then(pick)?;
         (b != 0.0).then(|| a / b)
     };
     let throughput: fn(&Summary) -> Option<f64> = |s| Some(s.requests_per_sec.median);
@@ -391,6 +358,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::report::load;
 
     fn results(rel: &str) -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results").join(rel)

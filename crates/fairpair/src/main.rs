@@ -180,7 +180,7 @@ fn paths(files: &[PathBuf]) -> String {
 }
 
 fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Result<ExitCode> {
-    let (a, b) = (compare::load(old)?, compare::load(new)?);
+    let (a, b) = (report::load(old)?, report::load(new)?);
     let c = compare::compare(&a, &b);
     print!("{}", compare::render(&old.display().to_string(), &new.display().to_string(), &a, &b, &c));
     eprintln!(
