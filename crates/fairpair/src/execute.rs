@@ -408,7 +408,10 @@ impl<'a> Execution<'a> {
         let plan = self.plan;
         let skipped = &mut self.bench.skipped;
         if plan.settings.open_loop_fractions.is_empty() {
-            skipped.push("open-loop phase: disabled (--open-loop-rates 0)".into());
+            // The capacity search replaces the fixed fractions by default; with neither, say so.
+            if plan.capacity.is_none() {
+                skipped.push("open-loop runs: none (--open-loop-rates 0, or no oha for the capacity search)".into());
+            }
             return None;
         }
         let Some(scenario) = plan.scenarios.iter().find(|s| s.name == "get") else {

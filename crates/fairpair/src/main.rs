@@ -197,8 +197,10 @@ fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Re
 /// Which tool the open-loop phase will use, as `execute` chooses it: oha when it is on `PATH`, else autocannon (at the
 /// rates it can hold), else none. Printed by `--dry-run`, so a setup can be checked without a run.
 fn open_loop_tool(plan: &Plan) -> &'static str {
-    if plan.settings.open_loop_fractions.is_empty() {
-        "none: the open-loop phase is disabled (--open-loop-rates 0)"
+    if plan.capacity.is_some() {
+        "oha, for the capacity search (latencies corrected for coordinated omission)"
+    } else if plan.settings.open_loop_fractions.is_empty() {
+        "none: no capacity search and no fixed-fraction open-loop runs"
     } else if fairpair::tools::installed("oha") {
         "oha (latencies corrected for coordinated omission)"
     } else if fairpair::tools::installed("autocannon") {
