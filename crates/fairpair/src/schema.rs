@@ -103,6 +103,10 @@ pub struct Environment {
     pub os: String,
     pub rustc: String,
     pub node: String,
+    /// The Go that built the Go server (`go version` of its binary, `go1.19.8`), when a Go subject ran; absent
+    /// otherwise, and in files written before this field existed. Optional, so no version bump.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub go: Option<String>,
     /// Load tool name → its version line (or "not installed").
     pub tools: BTreeMap<String, String>,
     pub git_commit: String,
