@@ -30,6 +30,8 @@ pub enum Metric {
     CpuPerRequest,
     IdleRss,
     AfterLoadRss,
+    /// The capacity at the latency objective (`capacity/`).
+    Capacity,
 }
 
 impl Metric {
@@ -41,12 +43,13 @@ impl Metric {
             Metric::CpuPerRequest => "server CPU per request (µs)",
             Metric::IdleRss => "idle RSS (MiB)",
             Metric::AfterLoadRss => "after-load RSS (MiB)",
+            Metric::Capacity => "capacity at the objective (req/s)",
         }
     }
 
     /// Only throughput is better higher; latency, CPU and memory are better lower.
     pub fn higher_is_better(self) -> bool {
-        self == Metric::Throughput
+        matches!(self, Metric::Throughput | Metric::Capacity)
     }
 }
 
@@ -155,6 +158,7 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
             out.unmatched.push(format!("{} {} at {} connections (new only)", n.subject, n.scenario, n.connections));
         }
     }
+    capacities(old, new, &mut out);
     for o in &old.memory_summaries {
         let Some(n) = new.memory_summary(&o.subject) else {
             out.unmatched.push(format!("{} memory (old only)", o.subject));
@@ -183,6 +187,43 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
         }
     }
     out
+}
+
+/// Each capacity of both files, by subject and scenario, when both searches found one at the same objective. The
+/// boundary lies between the capacity and one resolution step above it, so that is its range: two capacities
+/// moved beyond the noise when those ranges do not overlap. A bound (the loader's limit) gets no verdict.
+fn capacities(old: &Benchmark, new: &Benchmark, out: &mut Comparison) {
+    let (Some(a), Some(b)) = (&old.capacity, &new.capacity) else { return };
+    let objective = a.settings.objective.to_string();
+    if b.settings.objective != a.settings.objective {
+        out.unmatched.push(format!("capacities: at {objective} (old), at {} (new)", b.settings.objective));
+        return;
+    }
+    let range = |rps: f64, resolution: f64| Stat {
+        n: 2,
+        median: rps,
+        min: rps,
+        max: rps * (1.0 + resolution / 100.0),
+        cv: None,
+    };
+    for o in &a.searches {
+        let n = b.searches.iter().find(|n| n.subject == o.subject && n.scenario == o.scenario);
+        let (Some(x), Some(y)) = (o.capacity(), n.and_then(|n| n.capacity())) else {
+            out.unmatched.push(format!("{} {} capacity at {objective} (not found in both)", o.subject, o.scenario));
+            continue;
+        };
+        let (old_stat, new_stat) = (range(x, a.settings.resolution_percent), range(y, b.settings.resolution_percent));
+        let bound = o.bound || n.is_some_and(|n| n.bound);
+        out.rows.push(Row {
+            cell: Some((o.scenario.clone(), a.settings.connections)),
+            subject: o.subject.clone(),
+            metric: Metric::Capacity,
+            change: if bound { Change::NoiseUnknown } else { Change::of(Metric::Capacity, &old_stat, &new_stat) },
+            old: old_stat,
+            new: new_stat,
+            notes: if bound { vec!["a loader bound: no verdict".into()] } else { Vec::new() },
+        });
+    }
 }
 
 /// The comparison as a [`Document`], drawn by the report's renderers (`compare.md`, `compare.html`): the two runs,
@@ -456,6 +497,43 @@ mod tests {
         let c = compare(&old, &new);
         assert_eq!(c.unmatched, ["node get at 50 connections (old only)"]);
         assert!(c.rows.iter().all(|r| r.subject == "rust"));
+    }
+
+    #[test]
+    fn capacities_are_compared_within_their_resolution_and_bounds_get_no_verdict() {
+        use crate::capacity::{CapacityRecord, Objective, Outcome, Search, SearchSettings};
+        let with = |rust: f64, node: f64, node_bound: bool| {
+            let search = |subject: &str, rps: f64, bound: bool| Search {
+                subject: subject.into(),
+                scenario: "get".into(),
+                upper_rps: 2.0 * rps,
+                upper_from: "closed-loop".into(),
+                steps: Vec::new(),
+                outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
+                bound,
+            };
+            let settings = SearchSettings {
+                objective: Objective::default(),
+                resolution_percent: 5.0,
+                step_s: 4,
+                warmup_s: 1,
+                connections: 50,
+            };
+            let mut b = file(Vec::new());
+            b.capacity = Some(CapacityRecord {
+                settings,
+                tool: "oha".into(),
+                loader_limit: None,
+                searches: vec![search("rust", rust, false), search("node", node, node_bound)],
+            });
+            b
+        };
+        let c = compare(&with(10_000.0, 5_000.0, false), &with(12_000.0, 5_100.0, true));
+        let change = |subject: &str| c.rows.iter().find(|r| r.subject == subject).map(|r| (r.metric, r.change));
+        assert_eq!(change("rust"), Some((Metric::Capacity, Change::Better)), "10,000–10,500 against 12,000–12,600");
+        assert_eq!(change("node"), Some((Metric::Capacity, Change::NoiseUnknown)), "a bound");
+        let c = compare(&with(10_000.0, 5_000.0, false), &with(10_400.0, 4_000.0, false));
+        assert_eq!(c.rows.iter().map(|r| r.change).collect::<Vec<_>>(), [Change::WithinNoise, Change::Worse]);
     }
 
     #[test]
