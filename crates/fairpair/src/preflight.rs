@@ -232,25 +232,13 @@ fn spec_for(plan: &Plan, stage: &Stage, s: &Scenario, base: &str, connections: u
 fn measure_capacity(
     plan: &Plan,
     stage: &Stage,
-    target: &std::path::Path,
+    spec: &SubjectSpec,
     scenario: &Scenario,
     connections: u32,
 ) -> Result<LoaderCapacity> {
-    let spec = SubjectSpec {
-        name: "ceiling".into(),
-        kind: Kind::Builtin {
-            program: vec![target.display().to_string()],
-            accepts_max_users: false,
-            implements_contract: false,
-        },
-        workers: Some(plan.settings.server_cpus.len().max(1) as u32),
-        get_only: true,
-        ready_path: "/health".into(),
-        per_worker_store: false,
-    };
     let (_, machine_idle) =
         procstat::wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
-    let server = subject::start(&spec, &plan.start_options(None))?;
+    let server = subject::start(spec, &plan.start_options(None))?;
     let base = format!("http://{}", server.addr);
     let warm = spec_for(plan, stage, scenario, &base, connections, CALIBRATION_WARMUP_S);
     tools::invoke(stage.tool, &warm, plan.loader_pin()).context("loader capacity warm-up")?;
@@ -262,7 +250,7 @@ fn measure_capacity(
     Ok(LoaderCapacity {
         scenario: scenario.name.clone(),
         connections,
-        target: "ceiling".into(),
+        target: spec.name.clone(),
         command: inv.command,
         loader_capacity_rps: capacity,
         measured_rps: inv.result.requests_per_sec,

@@ -294,7 +294,7 @@ fn method(doc: &mut Document, b: &Benchmark) {
         "Closed loop: `{}` ({}) with {} thread(s); {} s warm-up (discarded, a separate run of the tool), then {} s \
          measured; {} repeat(s) per cell; a fresh server process for every run; subjects alternated run by run.",
         s.tool,
-        e.tools.get(&s.tool).map_or("version unknown", String::as_str),
+        e.tools.get(s.tool.name()).map_or("version unknown", String::as_str),
         s.loader_threads,
         s.warmup_s,
         s.duration_s,
@@ -754,19 +754,25 @@ fn ratios(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)]) {
 /// scenario and connection count. Theirs come from another machine and often another method: the section says so,
 /// and gives no ratio between the two columns.
 fn published(doc: &mut Document, b: &Benchmark) {
-    use crate::presets::{Metric, Preset};
+    use crate::kinds::BuiltinSubject;
+    use crate::presets::Metric;
     use Align::{Left, Right};
-    use clap::ValueEnum;
-    let Some(preset) = Preset::from_argv(&b.settings.argv) else { return };
+    let Some(preset) = b.settings.preset_used() else { return };
     let Some(study) = preset.study() else { return };
     doc.heading(2, "The study's published figures beside ours");
     doc.paragraph(format!(
         "This run reproduces \"{study}\" (`--preset {}`). The study's method, its machine and how each preset departs \
          from it are in docs/prior-results.md in the fairpair repository. Its figures were measured on another \
          machine, so compare the shape (which subject leads, by how much), not the values.",
-        preset.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+        preset.name()
     ));
-    let measured: Vec<&str> = b.summaries.iter().map(|s| s.subject.as_str()).collect();
+    let builtin = |name: &str| b.subjects.iter().any(|s| s.name == name && s.kind == SubjectKind::Builtin);
+    let measured: Vec<BuiltinSubject> = b
+        .summaries
+        .iter()
+        .filter(|s| builtin(&s.subject))
+        .filter_map(|s| BuiltinSubject::from_name(&s.subject))
+        .collect();
     let departures = preset.departures(b.settings.quick, &measured);
     if !departures.is_empty() {
         doc.paragraph("Where this run departed from the study's method:");
@@ -788,13 +794,14 @@ fn published(doc: &mut Document, b: &Benchmark) {
         let (what, ours) = match p.metric {
             Metric::RequestsPerSec => (
                 "requests/s",
-                find(&b.summaries, p.subject, p.scenario, p.connections).map(|s| thousands(s.requests_per_sec.median)),
+                find(&b.summaries, p.subject.name(), p.scenario.name(), p.connections)
+                    .map(|s| thousands(s.requests_per_sec.median)),
             ),
             Metric::RssIdleMb => {
-                ("RSS idle, MB", find_mem(&b.memory_summaries, p.subject).map(|m| mb(&m.idle_rss_kib)))
+                ("RSS idle, MB", find_mem(&b.memory_summaries, p.subject.name()).map(|m| mb(&m.idle_rss_kib)))
             }
             Metric::RssAfterLoadMb => {
-                ("RSS after load, MB", find_mem(&b.memory_summaries, p.subject).map(|m| mb(&m.after_rss_kib)))
+                ("RSS after load, MB", find_mem(&b.memory_summaries, p.subject.name()).map(|m| mb(&m.after_rss_kib)))
             }
         };
         let ours = ours.unwrap_or_else(|| "not measured".into());
