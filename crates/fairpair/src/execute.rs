@@ -21,7 +21,7 @@ use crate::plan::{Plan, Scenario};
 use crate::preflight;
 use crate::progress::{Phase, Progress};
 use crate::schema::*;
-use crate::subject::SubjectSpec;
+use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
 use crate::tools::{self, LoadTool};
@@ -47,10 +47,18 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     plan.announce();
-    let environment = env::capture(tool_versions());
+    let mut environment = env::capture(tool_versions());
     // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
     // any load.
-    let path = host::path_record(&plan.server_host)?;
+    let mut path = host::path_record(&plan.server_host)?;
+    // Which Go built the Go server, recorded in the environment of the host it runs on.
+    if let Some(binary) = go_binary(plan) {
+        let go = env::go_version(&plan.server_host, &binary);
+        match path.as_mut() {
+            Some((p, _)) => p.server_environment.go = go,
+            None => environment.go = go,
+        }
+    }
     if let Some((p, _)) = &path {
         eprintln!("{}", two_hosts_line(p));
     }
@@ -108,6 +116,14 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     write_results(&ex.bench, &plan.out)?;
     ex.progress.finish();
     Ok(ex.bench)
+}
+
+/// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
+fn go_binary(plan: &Plan) -> Option<String> {
+    plan.subjects.iter().find_map(|s| match &s.kind {
+        Kind::Builtin { program, .. } if matches!(s.name.as_str(), "go" | "go-multi") => program.first().cloned(),
+        _ => None,
+    })
 }
 
 /// The line that says a run is a two-host run, before anything is measured.

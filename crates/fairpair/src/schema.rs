@@ -99,6 +99,10 @@ pub struct Environment {
     pub os: String,
     pub rustc: String,
     pub node: String,
+    /// The Go that built the Go server (`go version` of its binary, `go1.19.8`), when a Go subject ran; absent
+    /// otherwise, and in files written before this field existed. Optional, so no version bump.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub go: Option<String>,
     /// Load tool name → its version line (or "not installed").
     pub tools: BTreeMap<String, String>,
     pub git_commit: String,
@@ -199,6 +203,16 @@ fn complete_when_absent() -> bool {
 }
 
 impl Benchmark {
+    /// The closed-loop summary of one cell of one subject, if it was measured.
+    pub fn summary(&self, subject: &str, scenario: &str, connections: u32) -> Option<&Summary> {
+        self.summaries.iter().find(|s| s.subject == subject && s.scenario == scenario && s.connections == connections)
+    }
+
+    /// The memory summary of one subject, if its memory was measured.
+    pub fn memory_summary(&self, subject: &str) -> Option<&MemorySummary> {
+        self.memory_summaries.iter().find(|s| s.subject == subject)
+    }
+
     /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
     /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
     pub fn unmeasured_subjects(&self) -> Vec<&str> {
