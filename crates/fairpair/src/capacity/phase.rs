@@ -1,36 +1,29 @@
-//! The capacity phase: the search of `capacity/mod.rs` run for real, each step a run through `measure` with oha at a
-//! fixed rate (`-q RATE --latency-correction -w --worker-threads N`).
+//! The capacity phase: the search of `capacity/mod.rs` run for real, each step a run of the harness's one run
+//! procedure ([`crate::measure::Runner::run`]: a fresh server, a warm-up, the measured load) with oha at a fixed rate
+//! (`-q RATE --latency-correction -w --worker-threads N`).
 //!
 //! What it decides beyond the search itself:
 //! - The upper bound of a subject's search is its median closed-loop throughput measured in the same run at the
 //!   search's connection count (the highest at any count when that one was not run). Under `--capacity-only` there
 //!   is none, so a short closed-loop probe with oha gives it.
 //! - The loader's own open-loop limit is the same search against the `ceiling`, run before the closed-loop runs:
-//!   the highest rate oha holds (achieved within 5 % of asked) with the ceiling's p99 under the objective.
+//!   the highest rate oha holds (achieved within 5 % of asked) with the ceiling's p99 under the objective. Under
+//!   `--quick` it is not searched (there is no time for it), and no capacity is checked against it.
 //! - A POST step stores `rate × (warm-up + step)` users: each step's fresh server gets a store sized for its own
-//!   rate (with the preflight margin), so a 507 never ends a step the server could have served.
-//! - Under `--quick` (GET only, 25 % resolution, one-second steps) the steps of one search share one server process,
-//!   so that three searches fit the quick run's two minutes; a full run starts a fresh process for every step.
+//!   rate (with the store's margin), so a 507 never ends a step the server could have served.
 
 use anyhow::Result;
 
 use super::{CapacityRecord, Objective, Outcome, Search, SearchSettings, StepResult, check_resolution, search};
 use crate::args::RunArgs;
-use crate::measure::Measure;
+use crate::kinds::Tool;
+use crate::measure::{RunSpec, Runner};
 use crate::plan::{Plan, RUN_OVERHEAD_S, Scenario};
-use crate::preflight::STORE_MARGIN;
 use crate::schema::{MAX_MAX_USERS, MIN_MAX_USERS, Summary};
+use crate::store::STORE_MARGIN;
 use crate::subject::SubjectSpec;
 use crate::tools::{self, LoadTool};
 use crate::usage;
-
-/// One step's load: its rate (`None`: a closed-loop probe), lengths and connections.
-pub struct StepSpec {
-    pub rate: Option<f64>,
-    pub warmup_s: u64,
-    pub duration_s: u64,
-    pub connections: u32,
-}
 
 /// What the plan decided about the capacity search.
 #[derive(Clone, Debug)]
@@ -41,8 +34,8 @@ pub struct CapacityPlan {
     /// `--capacity-only`: no closed-loop runs; each upper bound comes from a probe of `probe_s` seconds.
     pub only: bool,
     pub probe_s: u64,
-    /// `--quick`: the steps of one search share one server process.
-    pub shared_server: bool,
+    /// Whether the loader's open-loop limit is searched (not under `--quick`).
+    pub loader_limit: bool,
 }
 
 /// The capacity search of a run, from its flags; `None` (with the reason in `skipped`) when it does not run.
@@ -90,7 +83,7 @@ pub fn plan(
         scenarios: names,
         only: args.capacity_only,
         probe_s: if q { 1 } else { 3 },
-        shared_server: q,
+        loader_limit: !q,
     }))
 }
 
@@ -108,18 +101,17 @@ impl CapacityPlan {
     /// Estimated seconds of one step, the harness's time around it included.
     pub fn step_seconds(&self, idle: f64) -> f64 {
         let s = &self.settings;
-        let overhead = if self.shared_server { 0.0 } else { RUN_OVERHEAD_S };
-        (s.warmup_s + s.step_s) as f64 + overhead + idle
+        (s.warmup_s + s.step_s) as f64 + RUN_OVERHEAD_S + idle
     }
 
     /// Estimated seconds of the whole phase: the searches and the loader's limit, each the expected steps, plus a
-    /// probe per search under `--capacity-only` and a server start per search when the steps share one.
+    /// probe per search under `--capacity-only`.
     pub fn seconds(&self, plan: &Plan, idle: f64) -> f64 {
-        let searches = (self.searches(plan).len() + usize::from(plan.capacity_target.is_some())) as f64;
+        let limit = self.loader_limit && plan.capacity_target.is_some();
+        let searches = (self.searches(plan).len() + usize::from(limit)) as f64;
         let steps = super::expected_steps(self.settings.resolution_percent) as f64;
         let probe = if self.only { self.probe_s as f64 + 1.0 + RUN_OVERHEAD_S + idle } else { 0.0 };
-        let start = if self.shared_server { RUN_OVERHEAD_S } else { 0.0 };
-        searches * (steps * self.step_seconds(idle) + probe + start)
+        searches * (steps * self.step_seconds(idle) + probe)
     }
 
     /// An empty record of the phase.
@@ -137,19 +129,18 @@ pub fn step_store(spec: &SubjectSpec, scenario: &Scenario, rate: f64, seconds: u
     })
 }
 
-/// Runs searches through `measure`: `status` shows what it does, `stepped` is called after every step.
-pub struct Runner<'m, 'a> {
-    pub plan: &'a Plan,
-    pub cap: &'a CapacityPlan,
-    pub measure: &'m mut Measure<'a>,
+/// Runs searches through the run procedure: `status` shows what it does, `stepped` is called after every step.
+pub struct Searcher<'m, 'a> {
+    pub cap: &'m CapacityPlan,
+    pub runner: &'m Runner<'a>,
     pub status: &'m dyn Fn(String),
     pub stepped: &'m dyn Fn(),
 }
 
-impl Runner<'_, '_> {
+impl Searcher<'_, '_> {
     /// One subject's search on one scenario, below `upper` (`None`: probe for it first).
-    pub fn search(&mut self, spec: &SubjectSpec, scenario: &Scenario, upper: Option<f64>) -> Search {
-        let tool = tools::by_name("oha").expect("a known tool");
+    pub fn search(&self, spec: &SubjectSpec, scenario: &Scenario, upper: Option<f64>) -> Search {
+        let tool = Tool::Oha.adapter();
         let (upper_rps, upper_from) = match upper {
             Some(u) => (u, "closed-loop".to_string()),
             None => match self.probe(tool.as_ref(), spec, scenario) {
@@ -157,22 +148,12 @@ impl Runner<'_, '_> {
                 Err(e) => return failed(spec, scenario, format!("the closed-loop probe failed: {e:#}")),
             },
         };
-        let mut shared = None;
-        if self.cap.shared_server {
-            match self.measure.start(spec, None) {
-                Ok((server, _)) => shared = Some(server),
-                Err(e) => return failed(spec, scenario, format!("{e:#}")),
-            }
-        }
         let (steps, outcome) = search(upper_rps, &self.cap.settings, |rate| {
             (self.status)(format!("capacity {} {} at {}/s", spec.name, scenario.name, crate::text::thousands(rate)));
-            let result = self.step(tool.as_ref(), spec, scenario, rate, shared.as_ref());
+            let result = self.step(tool.as_ref(), spec, scenario, rate);
             (self.stepped)();
             result
         });
-        if let Some(server) = shared {
-            let _ = server.stop();
-        }
         Search {
             subject: spec.name.clone(),
             scenario: scenario.name.clone(),
@@ -184,54 +165,42 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// One step at `rate`: on the shared server, or on a fresh one sized for the rate.
-    fn step(
-        &self,
-        tool: &dyn LoadTool,
-        spec: &SubjectSpec,
-        scenario: &Scenario,
-        rate: f64,
-        shared: Option<&crate::subject::Running>,
-    ) -> Result<StepResult> {
+    /// One step at `rate`: a run on a fresh server with a store sized for the rate.
+    fn step(&self, tool: &dyn LoadTool, spec: &SubjectSpec, scenario: &Scenario, rate: f64) -> Result<StepResult> {
         let s = &self.cap.settings;
-        let load =
-            StepSpec { rate: Some(rate), warmup_s: s.warmup_s, duration_s: s.step_s, connections: s.connections };
-        let (inv, machine_idle) = match shared {
-            Some(server) => (self.measure.step_on(tool, server, scenario, &load)?, true),
-            None => {
-                let store = step_store(spec, scenario, rate, s.warmup_s + s.step_s);
-                let (server, (_, idle)) = self.measure.start(spec, store)?;
-                let inv = self.measure.step_on(tool, &server, scenario, &load);
-                server.stop()?;
-                (inv?, idle)
-            }
-        };
-        let r = &inv.result;
+        let rec = self.runner.run(&RunSpec {
+            tool,
+            max_users: step_store(spec, scenario, rate, s.warmup_s + s.step_s),
+            warmup_s: s.warmup_s,
+            duration_s: s.step_s,
+            rate: Some(rate),
+            ..self.runner.spec(spec, scenario, s.connections)
+        })?;
+        let r = &rec.load.result;
         Ok(StepResult {
             achieved_rps: r.requests_per_sec,
             requests: r.requests,
             latency: r.latency.clone(),
             errors: r.errors,
             unexpected: scenario.expected.unexpected(r.requests, r.non_2xx),
-            aborted: tools::oha::aborted(&inv.stdout),
-            command: inv.command,
-            machine_idle,
+            aborted: tools::oha::aborted(&rec.load.stdout),
+            command: rec.load.command,
+            machine_idle: rec.machine_idle,
         })
     }
 
     /// A short closed-loop run with oha: the upper bound of a search when no closed-loop run measured one.
     fn probe(&self, tool: &dyn LoadTool, spec: &SubjectSpec, scenario: &Scenario) -> Result<f64> {
         (self.status)(format!("capacity {} {}: closed-loop probe", spec.name, scenario.name));
-        let load = StepSpec {
-            rate: None,
+        let seconds = 1 + self.cap.probe_s;
+        let rec = self.runner.run(&RunSpec {
+            tool,
+            max_users: step_store(spec, scenario, 100_000.0, seconds),
             warmup_s: 1,
             duration_s: self.cap.probe_s,
-            connections: self.cap.settings.connections,
-        };
-        let (server, _) = self.measure.start(spec, step_store(spec, scenario, 100_000.0, 1 + self.cap.probe_s))?;
-        let inv = self.measure.step_on(tool, &server, scenario, &load);
-        server.stop()?;
-        Ok(inv?.result.requests_per_sec)
+            ..self.runner.spec(spec, scenario, self.cap.settings.connections)
+        })?;
+        Ok(rec.load.result.requests_per_sec)
     }
 }
 
