@@ -16,6 +16,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::export::{self, Figure, Limit};
 use crate::schema::{self, Benchmark, LoadRun, ReadError, SCHEMA_VERSION, Settings, Summary};
 use crate::stats::{self, Stat, Verdict};
 use crate::text::thousands;
@@ -37,34 +38,7 @@ pub fn load(path: &Path) -> Result<Benchmark> {
     })
 }
 
-/// The figures compared, each with the direction that counts as better.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    Throughput,
-    P50,
-    P99,
-    CpuPerRequest,
-    IdleRss,
-    AfterLoadRss,
-}
-
-impl Metric {
-    pub fn label(self) -> &'static str {
-        match self {
-            Metric::Throughput => "throughput (req/s)",
-            Metric::P50 => "p50 (ms)",
-            Metric::P99 => "p99 (ms)",
-            Metric::CpuPerRequest => "server CPU per request (µs)",
-            Metric::IdleRss => "idle RSS (MiB)",
-            Metric::AfterLoadRss => "after-load RSS (MiB)",
-        }
-    }
-
-    /// Only throughput is better higher; latency, CPU and memory are better lower.
-    pub fn higher_is_better(self) -> bool {
-        self == Metric::Throughput
-    }
-}
+pub use crate::export::Metric;
 
 /// How a figure moved from the old file to the new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +80,8 @@ pub struct Row {
     pub old: Stat,
     pub new: Stat,
     pub change: Change,
+    /// Set when the figure is a bound in either file (the loader may have set it): see [`crate::gate`].
+    pub limit: Option<Limit>,
     /// What a reader must know before trusting this row (loader-bound runs, error statuses), one phrase each.
     pub notes: Vec<String>,
 }
@@ -114,7 +90,7 @@ pub struct Row {
 #[derive(Clone, Debug, Default)]
 pub struct Comparison {
     pub rows: Vec<Row>,
-    /// Subject × cell measured in only one of the files, e.g. "rust get 300 (old only)".
+    /// Subject × cell measured in only one of the files, e.g. "rust get at 300 connections (old only)".
     pub unmatched: Vec<String>,
 }
 
@@ -123,90 +99,67 @@ impl Comparison {
         self.rows.iter().filter(|r| r.change == change).count()
     }
 
-    /// Figures that got worse beyond the noise: what `--fail-on-regression` fails on.
+    /// Figures that got worse beyond the noise (the gate then decides which of them fail it: [`crate::gate`]).
     pub fn regressions(&self) -> usize {
         self.count(Change::Worse)
     }
 }
 
-/// Pairs every figure of `old` with the same figure of `new`.
+/// Pairs every figure of `old` with the same figure of `new`: the list the exports read ([`export::figures`]).
 pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
+    let (old_figures, new_figures) = (export::figures(old), export::figures(new));
     let mut out = Comparison::default();
-    for o in &old.summaries {
-        let Some(n) = find(&new.summaries, &o.subject, &o.scenario, o.connections) else {
-            out.unmatched.push(format!("{} {} at {} connections (old only)", o.subject, o.scenario, o.connections));
+    let mut only = |place: String, side: &str| {
+        let line = format!("{place} ({side} only)");
+        if !out.unmatched.contains(&line) {
+            out.unmatched.push(line);
+        }
+    };
+    let mut rows = Vec::new();
+    for o in &old_figures {
+        let Some(n) = new_figures.iter().find(|n| n.same(o)) else {
+            only(o.place(), "old");
             continue;
         };
-        let cell = Some((o.scenario.clone(), o.connections));
-        let mut notes = Vec::new();
-        for (side, s) in [("old", o), ("new", n)] {
-            if s.loader_bound_runs > 0 {
-                notes.push(format!("{side}: loader-bound in {} run(s)", s.loader_bound_runs));
-            }
-            if s.errors + s.non_2xx > 0 {
-                notes.push(format!("{side}: {} errors, {} error statuses", s.errors, s.non_2xx));
-            }
-        }
-        // The notes go on the throughput row only: that is the figure a loader limit or an error status distorts.
-        let mut push = |metric, a: &Stat, b: &Stat| {
-            out.rows.push(Row {
-                cell: cell.clone(),
-                subject: o.subject.clone(),
-                metric,
-                old: a.clone(),
-                new: b.clone(),
-                change: Change::of(metric, a, b),
-                notes: if metric == Metric::Throughput { notes.clone() } else { Vec::new() },
-            })
-        };
-        push(Metric::Throughput, &o.requests_per_sec, &n.requests_per_sec);
-        push(Metric::P50, &o.p50_ms, &n.p50_ms);
-        push(Metric::P99, &o.p99_ms, &n.p99_ms);
-        if let (Some(a), Some(b)) = (&o.server_cpu_us_per_request, &n.server_cpu_us_per_request) {
-            push(Metric::CpuPerRequest, a, b);
-        }
+        rows.push(Row {
+            cell: o.cell.clone(),
+            subject: o.subject.clone(),
+            metric: o.metric,
+            change: Change::of(o.metric, &o.stat, &n.stat),
+            old: o.stat.clone(),
+            new: n.stat.clone(),
+            limit: o.limit.or(n.limit),
+            notes: notes(o, old, new),
+        });
     }
-    for n in &new.summaries {
-        if find(&old.summaries, &n.subject, &n.scenario, n.connections).is_none() {
-            out.unmatched.push(format!("{} {} at {} connections (new only)", n.subject, n.scenario, n.connections));
-        }
+    for n in new_figures.iter().filter(|n| !old_figures.iter().any(|o| o.same(n))) {
+        only(n.place(), "new");
     }
-    for o in &old.memory_summaries {
-        let Some(n) = new.memory_summaries.iter().find(|m| m.subject == o.subject) else {
-            out.unmatched.push(format!("{} memory (old only)", o.subject));
-            continue;
-        };
-        for (metric, a, b) in [
-            (Metric::IdleRss, &o.idle_rss_kib, &n.idle_rss_kib),
-            (Metric::AfterLoadRss, &o.after_rss_kib, &n.after_rss_kib),
-        ] {
-            let (a, b) = (kib_to_mib(a), kib_to_mib(b));
-            let change = Change::of(metric, &a, &b);
-            out.rows.push(Row {
-                cell: None,
-                subject: o.subject.clone(),
-                metric,
-                old: a,
-                new: b,
-                change,
-                notes: vec![],
-            });
-        }
-    }
-    for n in &new.memory_summaries {
-        if !old.memory_summaries.iter().any(|m| m.subject == n.subject) {
-            out.unmatched.push(format!("{} memory (new only)", n.subject));
-        }
-    }
+    out.rows = rows;
     out
+}
+
+/// The notes of a throughput row: the figure a loader limit or an error status distorts.
+fn notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
+    let Some((scenario, conns)) = f.cell.as_ref().filter(|_| f.metric == Metric::Throughput) else { return vec![] };
+    let mut notes = Vec::new();
+    for (side, file) in [("old", old), ("new", new)] {
+        let Some(s) = find(&file.summaries, &f.subject, scenario, *conns) else { continue };
+        if s.loader_limited {
+            notes.push(format!("{side}: loader-limited, a bound"));
+        }
+        if s.loader_bound_runs > 0 {
+            notes.push(format!("{side}: loader-bound in {} run(s)", s.loader_bound_runs));
+        }
+        if s.errors + s.non_2xx > 0 {
+            notes.push(format!("{side}: {} errors, {} error statuses", s.errors, s.non_2xx));
+        }
+    }
+    notes
 }
 
 fn find<'a>(s: &'a [Summary], subject: &str, scenario: &str, connections: u32) -> Option<&'a Summary> {
     s.iter().find(|x| x.subject == subject && x.scenario == scenario && x.connections == connections)
-}
-
-fn kib_to_mib(s: &Stat) -> Stat {
-    Stat { n: s.n, median: s.median / 1024.0, min: s.min / 1024.0, max: s.max / 1024.0, cv: s.cv }
 }
 
 /// The comparison as Markdown: the two runs, the verdict counts, every figure, and the ratio between the first two
@@ -479,8 +432,8 @@ mod tests {
         assert_eq!(a.schema_version, 1);
         assert_eq!(a.summaries.len(), 10, "rust, node and ceiling at get 50/300, rust and node at post 50/300");
         let c = compare(&a, &a);
-        // 10 summaries × 4 figures (all have CPU per request) + 2 memory figures × 3 subjects.
-        assert_eq!(c.rows.len(), 10 * 4 + 3 * 2);
+        // 10 summaries × 4 figures (all have CPU per request) + 3 memory figures (RSS twice, start-up) × 3 subjects.
+        assert_eq!(c.rows.len(), 10 * 4 + 3 * 3);
         assert_eq!((c.regressions(), c.count(Change::Better)), (0, 0), "a run compared with itself");
         assert!(c.unmatched.is_empty());
     }
@@ -491,7 +444,7 @@ mod tests {
         let b_path = results("epyc-2vcpu-b/before-1b793e4/benchmark.json");
         let (a, b) = (load(&a_path).unwrap(), load(&b_path).unwrap());
         let c = compare(&a, &b);
-        assert_eq!(c.rows.len(), 10 * 4 + 3 * 2, "the same plan on both machines: every figure paired");
+        assert_eq!(c.rows.len(), 10 * 4 + 3 * 3, "the same plan on both machines: every figure paired");
         let md = render("a", "b", &a, &b, &c);
         assert!(md.contains("## rust / node within each file"), "{md}");
         // Machine A was quiet, machine B shared with builds: the header says so.

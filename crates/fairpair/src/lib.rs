@@ -21,7 +21,8 @@
 //! trait, each recording its exact command), `procstat.rs` (CPU time and memory of process trees from `/proc`),
 //! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema.rs` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
-//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side), `text.rs` (how numbers and durations are written),
+//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side) and `gate.rs` (which of their differences fail
+//! `--fail-on-regression`), `export/` (the headline figures as CSV, Bencher Metric Format, a comparison as JSON), `text.rs` (how numbers and durations are written),
 //! `presets.rs` (the published studies' methods and figures).
 //!
 //! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
@@ -32,6 +33,8 @@ pub mod compare;
 pub mod diagnose;
 pub mod env;
 pub mod execute;
+pub mod export;
+pub mod gate;
 pub mod host;
 pub mod measure;
 pub mod plan;
