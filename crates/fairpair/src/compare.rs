@@ -11,32 +11,11 @@
 //! Both files are read through [`crate::schema`], as the report reads them: this version, or version 1 upgraded on
 //! load, so a comparison and a report of the same file quote the same figures.
 
-use std::fmt::Write;
-use std::path::Path;
-
-use anyhow::Result;
-
 use crate::export::{self, Figure, Limit};
-use crate::schema::{self, Benchmark, LoadRun, ReadError, SCHEMA_VERSION, Settings, Summary};
+use crate::schema::{Benchmark, LoadRun, Settings, Summary};
 use crate::stats::{self, Stat, Verdict};
-use crate::text::thousands;
-use crate::usage;
-
-/// Reads a `benchmark.json` for a comparison. Any problem with the file is the user's input: a one-line error, exit 2.
-pub fn load(path: &Path) -> Result<Benchmark> {
-    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
-    let path = path.display();
-    schema::read(&text, crate::summary::summarise).map_err(|e| {
-        usage(match e {
-            ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
-            ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
-            ReadError::Version(v) => {
-                format!("{path}: schema version {v}, this fairpair compares versions 1 and {SCHEMA_VERSION}")
-            }
-            ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
-        })
-    })
-}
+use crate::text::number;
+use std::fmt::Write;
 
 pub use crate::export::Metric;
 
@@ -144,7 +123,7 @@ fn notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
     let Some((scenario, conns)) = f.cell.as_ref().filter(|_| f.metric == Metric::Throughput) else { return vec![] };
     let mut notes = Vec::new();
     for (side, file) in [("old", old), ("new", new)] {
-        let Some(s) = find(&file.summaries, &f.subject, scenario, *conns) else { continue };
+        let Some(s) = file.summary(&f.subject, scenario, *conns) else { continue };
         if s.loader_limited {
             notes.push(format!("{side}: loader-limited, a bound"));
         }
@@ -156,10 +135,6 @@ fn notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
         }
     }
     notes
-}
-
-fn find<'a>(s: &'a [Summary], subject: &str, scenario: &str, connections: u32) -> Option<&'a Summary> {
-    s.iter().find(|x| x.subject == subject && x.scenario == scenario && x.connections == connections)
 }
 
 /// The comparison as Markdown: the two runs, the verdict counts, every figure, and the ratio between the first two
@@ -295,11 +270,7 @@ fn figures(r: &Row) -> String {
 }
 
 fn stat(s: &Stat) -> String {
-    if s.n > 1 { format!("{} [{}–{}]", num(s.median), num(s.min), num(s.max)) } else { num(s.median) }
-}
-
-fn num(v: f64) -> String {
-    if v.abs() >= 1000.0 { thousands(v) } else { format!("{v:.2}") }
+    if s.n > 1 { format!("{} [{}–{}]", number(s.median), number(s.min), number(s.max)) } else { number(s.median) }
 }
 
 /// The ratio between the first two contract subjects (rust / node by default) within each file: throughput and CPU
@@ -308,8 +279,8 @@ fn between_subjects(md: &mut String, old: &Benchmark, new: &Benchmark) {
     let pair: Vec<&str> = old.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect();
     let [x, y] = pair[..] else { return };
     let ratio = |file: &Benchmark, scenario: &str, conns: u32, pick: fn(&Summary) -> Option<f64>| {
-        let a = find(&file.summaries, x, scenario, conns).and_then(pick)?;
-        let b = find(&file.summaries, y, scenario, conns).and_then(pick)?;
+        let a = file.summary(x, scenario, conns).and_then(pick)?;
+        let b = file.summary(y, scenario, conns).and_then(pick)?;
         (b != 0.0).then(|| a / b)
     };
     let throughput: fn(&Summary) -> Option<f64> = |s| Some(s.requests_per_sec.median);
@@ -344,6 +315,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::report::load;
 
     fn results(rel: &str) -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results").join(rel)

@@ -166,7 +166,7 @@ pub fn diagnose(b: &Benchmark) -> Vec<Diagnosis> {
                     out.push(d);
                 }
                 if low.errors == 0 && high.errors > 0 {
-                    let listen_backlog = find(b, name, &scenario, high.connections).and_then(|s| s.listen_backlog);
+                    let listen_backlog = b.summary(name, &scenario, high.connections).and_then(|s| s.listen_backlog);
                     out.push(Diagnosis::BacklogOrFdLimit {
                         subject: name.to_string(),
                         low: low.clone(),
@@ -229,10 +229,6 @@ fn cells_of(b: &Benchmark, subject: &str, scenario: &str) -> Vec<CellFigures> {
         b.summaries.iter().filter(|s| s.subject == subject && s.scenario == scenario).map(|s| figures(b, s)).collect();
     v.sort_by_key(|c| c.connections);
     v
-}
-
-fn find<'a>(b: &'a Benchmark, subject: &str, scenario: &str, connections: u32) -> Option<&'a Summary> {
-    b.summaries.iter().find(|s| s.subject == subject && s.scenario == scenario && s.connections == connections)
 }
 
 /// The figures of one summary, with the server's CPU per request turned into a share of its CPUs.

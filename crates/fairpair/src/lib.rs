@@ -12,8 +12,8 @@
 //!   `progress.rs` shows how far it is, weighted by the plan's estimate.
 //! - `measure.rs` — one run: a fresh subject, the load tool, `/proc` sampled around it; one raw record out.
 //! - `summary.rs` — statistics and flags, pure functions of the raw records.
-//! - `report.rs` + `charts.rs` — `benchmark.json` → one document of sections, rendered as `report.md` and a
-//!   self-contained `report.html` (`report/`), with SVG charts.
+//! - `report/` + `charts.rs` — `benchmark.json` → one document of sections (`report/sections/`), rendered as
+//!   `report.md` and a self-contained `report.html`, with SVG charts.
 //!
 //! Beside the stages: `verify.rs` (the contract's cases, crate `contract`, run against a server), `subject.rs` (server
 //! processes: start, wait for the first 200, pin, stop the whole process group), `host.rs` (where they run: this

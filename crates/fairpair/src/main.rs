@@ -216,7 +216,7 @@ fn paths(files: &[PathBuf]) -> String {
 /// `report --compare`: the comparison on stdout (Markdown or JSON: redirect it to keep it), the verdict counts and
 /// the gate's failures on stderr. `gate` is the threshold of `--fail-on-regression`, when given.
 fn compare_files(old: &Path, new: &Path, format: CompareFormat, gate: Option<f64>) -> anyhow::Result<ExitCode> {
-    let (a, b) = (compare::load(old)?, compare::load(new)?);
+    let (a, b) = (report::load(old)?, report::load(new)?);
     let c = compare::compare(&a, &b);
     let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
     match format {

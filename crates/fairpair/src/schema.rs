@@ -199,6 +199,16 @@ fn complete_when_absent() -> bool {
 }
 
 impl Benchmark {
+    /// The closed-loop summary of one cell of one subject, if it was measured.
+    pub fn summary(&self, subject: &str, scenario: &str, connections: u32) -> Option<&Summary> {
+        self.summaries.iter().find(|s| s.subject == subject && s.scenario == scenario && s.connections == connections)
+    }
+
+    /// The memory summary of one subject, if its memory was measured.
+    pub fn memory_summary(&self, subject: &str) -> Option<&MemorySummary> {
+        self.memory_summaries.iter().find(|s| s.subject == subject)
+    }
+
     /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
     /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
     pub fn unmeasured_subjects(&self) -> Vec<&str> {

@@ -67,7 +67,7 @@ fn bad_files_are_one_line_and_status_2() {
     std::fs::write(&newer, r#"{"schema_version": 99}"#).unwrap();
     let missing = dir.join("missing.json");
     for (old, needle) in
-        [(&missing, "cannot read"), (&not_json, "is not JSON"), (&newer, "schema version 99, this fairpair compares")]
+        [(&missing, "cannot read"), (&not_json, "is not JSON"), (&newer, "schema version 99, this fairpair reads")]
     {
         let out = fairpair(&[old, &committed()], &["--fail-on-regression"]);
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -208,10 +208,9 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
         }
     }
     for m in &b.memory_summaries {
-        let mib = |s: &Stat| Stat { median: s.median / 1024.0, min: s.min / 1024.0, max: s.max / 1024.0, ..s.clone() };
         for (metric, stat) in [
-            (Metric::IdleRss, mib(&m.idle_rss_kib)),
-            (Metric::AfterLoadRss, mib(&m.after_rss_kib)),
+            (Metric::IdleRss, m.idle_rss_kib.kib_to_mib()),
+            (Metric::AfterLoadRss, m.after_rss_kib.kib_to_mib()),
             (Metric::Startup, m.startup_ms.clone()),
         ] {
             out.push(Figure {
