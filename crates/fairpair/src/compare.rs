@@ -8,14 +8,19 @@
 //! only when the min–max ranges of its runs in the two files do not overlap, the same rule as the report's verdicts
 //! between subjects ([`stats::verdict`]).
 //!
-//! Both files are read through [`crate::schema`], as the report reads them: this version, or version 1 upgraded on
-//! load, so a comparison and a report of the same file quote the same figures.
+//! Both files are read by [`report::load`], as the report reads them: this version, or version 1 upgraded on load,
+//! so a comparison and a report of the same file quote the same figures. The comparison is a report
+//! [`Document`], so both renderers draw it: Markdown on stdout, or `compare.md` and `compare.html` with `--out`.
 
 use crate::export::{self, Figure, Limit};
+use crate::report::{
+    self,
+    Align::{Left, Right},
+    Block, Document, Table,
+};
 use crate::schema::{Benchmark, LoadRun, Settings, Summary};
 use crate::stats::{self, Stat, Verdict};
 use crate::text::number;
-use std::fmt::Write;
 
 pub use crate::export::Metric;
 
@@ -137,21 +142,19 @@ fn notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
     notes
 }
 
-/// The comparison as Markdown: the two runs, the verdict counts, every figure, and the ratio between the first two
-/// contract subjects within each file (which is what moves when a machine changes the balance between them).
-pub fn render(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark, c: &Comparison) -> String {
-    let mut md = String::new();
-    let _ = writeln!(md, "# fairpair comparison\n");
-    header(&mut md, old_name, new_name, old, new);
-    let _ = writeln!(
-        md,
-        "\nA figure moved *beyond the noise* only when the min–max ranges of its runs in the two files do not \
-         overlap (the report's rule); with a single run on either side the noise is unknown and no verdict is \
-         given. The ratio is new / old: above 1 is better for throughput, below 1 better for latency, CPU and \
-         memory.\n"
+/// The comparison as a [`Document`], drawn by the report's renderers (`compare.md`, `compare.html`): the two runs,
+/// the verdict counts, every figure, and each subject's ratio to the recorded baseline within each file (which is
+/// what moves when a machine changes the balance between them).
+pub fn document(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark, c: &Comparison) -> Document {
+    let mut doc = Document::default();
+    doc.heading(1, "fairpair comparison");
+    header(&mut doc, old_name, new_name, old, new);
+    doc.paragraph(
+        "A figure moved *beyond the noise* only when the min–max ranges of its runs in the two files do not overlap \
+         (the report's rule); with a single run on either side the noise is unknown and no verdict is given. The \
+         ratio is new / old: above 1 is better for throughput, below 1 better for latency, CPU and memory.",
     );
-    let _ = writeln!(
-        md,
+    doc.paragraph(format!(
         "**{} figures compared: {} better beyond the noise, {} worse beyond the noise, {} within the noise, {} \
          without a verdict (single run).**",
         c.rows.len(),
@@ -159,58 +162,58 @@ pub fn render(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark, 
         c.count(Change::Worse),
         c.count(Change::WithinNoise),
         c.count(Change::NoiseUnknown)
-    );
-
+    ));
     let (closed, memory): (Vec<&Row>, Vec<&Row>) = c.rows.iter().partition(|r| r.cell.is_some());
+    let figure_columns = [("figure", Left), ("old", Right), ("new", Right), ("new / old", Right), ("verdict", Left)];
     if !closed.is_empty() {
-        let _ = writeln!(md, "\n## Closed-loop runs\n\nMedian [min–max] over each file's repeats.\n");
-        let _ = writeln!(
-            md,
-            "| scenario | connections | subject | figure | old | new | new / old | verdict |\n|---|---:|---|---|---:|---:|---:|---|"
+        doc.heading(2, "Closed-loop runs");
+        doc.paragraph("Median [min–max] over each file's repeats.");
+        let mut t = Table::new(
+            &[[("scenario", Left), ("connections", Right), ("subject", Left)].as_slice(), &figure_columns].concat(),
         );
         for r in closed {
-            let (scenario, conns) = r.cell.as_ref().expect("partitioned on cell");
-            let _ = writeln!(md, "| {scenario} | {conns} | {} | {} |", r.subject, figures(r));
+            let (scenario, conns) = r.cell.clone().expect("partitioned on cell");
+            t.row([vec![scenario, conns.to_string(), r.subject.clone()], figures(r)].concat());
         }
+        doc.push(Block::Table(t));
     }
     if !memory.is_empty() {
-        let _ = writeln!(md, "\n## Memory\n\nRSS summed over each subject's processes, median [min–max].\n");
-        let _ = writeln!(md, "| subject | figure | old | new | new / old | verdict |\n|---|---|---:|---:|---:|---|");
+        doc.heading(2, "Memory");
+        doc.paragraph("RSS summed over each subject's processes, median [min–max].");
+        let mut t = Table::new(&[[("subject", Left)].as_slice(), &figure_columns].concat());
         for r in memory {
-            let _ = writeln!(md, "| {} | {} |", r.subject, figures(r));
+            t.row([vec![r.subject.clone()], figures(r)].concat());
         }
+        doc.push(Block::Table(t));
     }
-    between_subjects(&mut md, old, new);
+    against_baseline(&mut doc, old, new);
     if !c.unmatched.is_empty() {
-        let _ = writeln!(md, "\n## Measured in one file only\n");
-        for u in &c.unmatched {
-            let _ = writeln!(md, "- {u}");
-        }
+        doc.heading(2, "Measured in one file only");
+        doc.list(c.unmatched.clone());
     }
-    md
+    doc
 }
 
 /// Where and how each file was measured, and a warning when the method differs.
-fn header(md: &mut String, old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark) {
-    let _ = writeln!(md, "| | old | new |\n|---|---|---|");
-    let _ = writeln!(md, "| file | `{old_name}` | `{new_name}` |");
-    let row = |md: &mut String, label: &str, f: &dyn Fn(&Benchmark) -> String| {
-        let _ = writeln!(md, "| {label} | {} | {} |", f(old), f(new));
-    };
-    row(md, "measured", &|r| r.environment.date.clone());
-    row(md, "machine", &|r| {
+fn header(doc: &mut Document, old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark) {
+    let mut t = Table::new(&[("", Left), ("old", Left), ("new", Left)]);
+    t.row(vec!["file".into(), format!("`{old_name}`"), format!("`{new_name}`")]);
+    let mut row = |label: &str, f: &dyn Fn(&Benchmark) -> String| t.row(vec![label.into(), f(old), f(new)]);
+    row("measured", &|r| r.environment.date.clone());
+    row("machine", &|r| {
         let e = &r.environment;
         format!("{} × {}, `{}`, Linux {}", e.cpu_model, e.cpus_online, e.hostname, e.kernel)
     });
-    row(md, "commit", &|r| {
+    row("commit", &|r| {
         let e = &r.environment;
         let short: String = e.git_commit.chars().take(10).collect();
         format!("`{short}`{}", if e.git_dirty { " (uncommitted changes)" } else { "" })
     });
-    row(md, "rustc, node", &|r| format!("{}, {}", r.environment.rustc, r.environment.node));
-    row(md, "method", &|r| method(&r.settings));
-    row(md, "other processes during the runs", &|r| busy(&r.runs));
-    row(md, "schema", &|r| r.schema_version.to_string());
+    row("rustc, node", &|r| format!("{}, {}", r.environment.rustc, r.environment.node));
+    row("method", &|r| method(&r.settings));
+    row("other processes during the runs", &|r| busy(&r.runs));
+    row("schema", &|r| r.schema_version.to_string());
+    doc.push(Block::Table(t));
     let (a, b) = (&old.settings, &new.settings);
     let mut differ = Vec::new();
     if a.tool != b.tool || a.loader_threads != b.loader_threads {
@@ -226,12 +229,11 @@ fn header(md: &mut String, old_name: &str, new_name: &str, old: &Benchmark, new:
         differ.push("pinning");
     }
     if !differ.is_empty() {
-        let _ = writeln!(
-            md,
-            "\n> **The method differs** ({}): a figure that moved may have moved for that reason, not only for the \
+        doc.push(Block::Note(format!(
+            "**The method differs** ({}): a figure that moved may have moved for that reason, not only for the \
              machine or the code.",
             differ.join(", ")
-        );
+        )));
     }
 }
 
@@ -262,52 +264,91 @@ fn busy(runs: &[LoadRun]) -> String {
     )
 }
 
-/// `figure | old | new | new / old | verdict` cells of one row.
-fn figures(r: &Row) -> String {
+/// The `figure`, `old`, `new`, `new / old` and `verdict` cells of one row.
+fn figures(r: &Row) -> Vec<String> {
     let ratio = if r.old.median == 0.0 { "—".to_string() } else { format!("{:.2}×", r.new.median / r.old.median) };
     let notes = if r.notes.is_empty() { String::new() } else { format!(" ({})", r.notes.join("; ")) };
-    format!("{} | {} | {} | {ratio} | {}{notes}", r.metric.label(), stat(&r.old), stat(&r.new), r.change.text())
+    vec![r.metric.label().into(), stat(&r.old), stat(&r.new), ratio, format!("{}{notes}", r.change.text())]
 }
 
 fn stat(s: &Stat) -> String {
     if s.n > 1 { format!("{} [{}–{}]", number(s.median), number(s.min), number(s.max)) } else { number(s.median) }
 }
 
-/// The ratio between the first two contract subjects (rust / node by default) within each file: throughput and CPU
-/// per request, cell by cell. Two machines can agree on each subject's direction and still disagree on this ratio.
-fn between_subjects(md: &mut String, old: &Benchmark, new: &Benchmark) {
-    let pair: Vec<&str> = old.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect();
-    let [x, y] = pair[..] else { return };
-    let ratio = |file: &Benchmark, scenario: &str, conns: u32, pick: fn(&Summary) -> Option<f64>| {
-        let a = file.summary(x, scenario, conns).and_then(pick)?;
-        let b = file.summary(y, scenario, conns).and_then(pick)?;
-        (b != 0.0).then(|| a / b)
-    };
+/// One subject's ratio to the run's baseline, in the old file and in the new.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaselineRatio {
+    pub subject: String,
+    pub baseline: String,
+    pub scenario: String,
+    pub connections: u32,
+    /// `throughput` or `server CPU per request`.
+    pub figure: &'static str,
+    pub old: f64,
+    pub new: f64,
+}
+
+/// Each contract subject's ratio to the run's baseline (`--baseline`, rust by default: see [`report::baseline`])
+/// within each file: throughput and CPU per request, cell by cell. Two machines can agree on each subject's direction
+/// and still disagree on this ratio. The ratio runs the report's way, subject / baseline.
+pub fn baseline_ratios(old: &Benchmark, new: &Benchmark) -> Vec<BaselineRatio> {
+    let Some(base) = report::baseline(old) else { return vec![] };
     let throughput: fn(&Summary) -> Option<f64> = |s| Some(s.requests_per_sec.median);
     let cpu: fn(&Summary) -> Option<f64> = |s| s.server_cpu_us_per_request.as_ref().map(|c| c.median);
-    let mut lines = Vec::new();
-    for s in old.summaries.iter().filter(|s| s.subject == x) {
-        for (label, pick) in [("throughput", throughput), ("server CPU per request", cpu)] {
-            let (Some(a), Some(b)) =
-                (ratio(old, &s.scenario, s.connections, pick), ratio(new, &s.scenario, s.connections, pick))
-            else {
-                continue;
-            };
-            lines.push(format!("| {} | {} | {label} | {a:.2}× | {b:.2}× |", s.scenario, s.connections));
+    let mut out = Vec::new();
+    for other in old.subjects.iter().filter(|s| !s.get_only && s.name != base) {
+        let ratio = |file: &Benchmark, scenario: &str, conns: u32, pick: fn(&Summary) -> Option<f64>| {
+            let a = file.summary(&other.name, scenario, conns).and_then(pick)?;
+            let b = file.summary(base, scenario, conns).and_then(pick)?;
+            (b != 0.0).then(|| a / b)
+        };
+        for s in old.summaries.iter().filter(|s| s.subject == other.name) {
+            for (figure, pick) in [("throughput", throughput), ("server CPU per request", cpu)] {
+                let (Some(a), Some(b)) =
+                    (ratio(old, &s.scenario, s.connections, pick), ratio(new, &s.scenario, s.connections, pick))
+                else {
+                    continue;
+                };
+                out.push(BaselineRatio {
+                    subject: other.name.clone(),
+                    baseline: base.to_string(),
+                    scenario: s.scenario.clone(),
+                    connections: s.connections,
+                    figure,
+                    old: a,
+                    new: b,
+                });
+            }
         }
     }
-    if lines.is_empty() {
-        return;
+    out
+}
+
+/// The [`baseline_ratios`] as a section.
+fn against_baseline(doc: &mut Document, old: &Benchmark, new: &Benchmark) {
+    let ratios = baseline_ratios(old, new);
+    let Some(first) = ratios.first() else { return };
+    let mut subjects: Vec<&str> = Vec::new();
+    for r in &ratios {
+        if !subjects.contains(&r.subject.as_str()) {
+            subjects.push(&r.subject);
+        }
     }
-    let _ = writeln!(
-        md,
-        "\n## {x} / {y} within each file\n\nThe ratio of the two subjects' medians, measured in the same run: what \
-         a machine or a change does to the balance between them.\n"
+    let mut t =
+        Table::new(&[("scenario", Left), ("connections", Right), ("figure", Left), ("old", Right), ("new", Right)]);
+    for r in &ratios {
+        // With one subject beside the baseline the heading names it; with more, each row does.
+        let figure = if subjects.len() > 1 { format!("{}: {}", r.subject, r.figure) } else { r.figure.to_string() };
+        let (a, b) = (format!("{:.2}×", r.old), format!("{:.2}×", r.new));
+        t.row(vec![r.scenario.clone(), r.connections.to_string(), figure, a, b]);
+    }
+    let titles: Vec<String> = subjects.iter().map(|s| format!("{s} / {}", first.baseline)).collect();
+    doc.heading(2, format!("{} within each file", titles.join(", ")));
+    doc.paragraph(
+        "The ratio of the two subjects' medians, measured in the same run: what a machine or a change does to the \
+         balance between them.",
     );
-    let _ = writeln!(md, "| scenario | connections | figure | old | new |\n|---|---:|---|---:|---:|");
-    for l in lines {
-        let _ = writeln!(md, "{l}");
-    }
+    doc.push(Block::Table(t));
 }
 
 #[cfg(test)]
@@ -385,7 +426,7 @@ mod tests {
         let worse: Vec<Metric> = c.rows.iter().filter(|r| r.change == Change::Worse).map(|r| r.metric).collect();
         assert_eq!(worse, [Metric::Throughput]);
         assert_eq!(compare(&old, &old).regressions(), 0, "a file compared with itself");
-        let md = render("old.json", "new.json", &old, &new, &c);
+        let md = report::markdown(&document("old.json", "new.json", &old, &new, &c));
         assert!(md.contains("| get | 50 | rust | throughput (req/s) | 101.00 [100.00–102.00] | 81.00 [80.00–82.00] | 0.80× | **worse, beyond the noise** |"), "{md}");
     }
 
@@ -417,8 +458,8 @@ mod tests {
         let (a, b) = (load(&a_path).unwrap(), load(&b_path).unwrap());
         let c = compare(&a, &b);
         assert_eq!(c.rows.len(), 10 * 4 + 3 * 3, "the same plan on both machines: every figure paired");
-        let md = render("a", "b", &a, &b, &c);
-        assert!(md.contains("## rust / node within each file"), "{md}");
+        let md = report::markdown(&document("a", "b", &a, &b, &c));
+        assert!(md.contains("## node / rust within each file"), "{md}");
         // Machine A was quiet, machine B shared with builds: the header says so.
         assert!(md.contains("| other processes during the runs | 0.1 % of the machine on average"), "{md}");
         assert!(md.contains("30 of 30 runs began on a busy machine |"), "{md}");

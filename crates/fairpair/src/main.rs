@@ -55,10 +55,12 @@ enum Cmd {
         /// The results file.
         #[arg(required_unless_present = "compare")]
         file: Option<PathBuf>,
-        /// Directory for report.md and the SVGs [default: the file's directory].
-        #[arg(long, conflicts_with = "compare")]
+        /// Directory for report.md, report.html and the SVGs [default: the file's directory]; with --compare, for
+        /// compare.md and compare.html instead of the Markdown on stdout.
+        #[arg(long)]
         out: Option<PathBuf>,
-        /// Compare two results files (before/after, or two machines): Markdown on stdout, a one-line count on stderr.
+        /// Compare two results files (before/after, or two machines): Markdown on stdout (or compare.md and
+        /// compare.html in --out), a one-line count on stderr.
         #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "file")]
         compare: Option<Vec<PathBuf>>,
         /// With --compare: the comparison as `markdown` (for people) or `json` (every figure, for a script); the
@@ -169,10 +171,10 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::FAILURE)
         }
-        Cmd::Report { compare: Some(files), fail_on_regression, threshold, format, .. } => {
+        Cmd::Report { compare: Some(files), fail_on_regression, threshold, format, out, .. } => {
             let threshold = threshold.map_or(Ok(0.0), |t| gate::parse_threshold(&t)).map_err(fairpair::usage)?;
             let gate = fail_on_regression.then_some(threshold);
-            compare_files(&files[0], &files[1], format.unwrap_or(CompareFormat::Markdown), gate)
+            compare_files(&files[0], &files[1], out.as_deref(), format.unwrap_or(CompareFormat::Markdown), gate)
         }
         Cmd::Report { fail_on_regression: true, .. } => {
             Err(fairpair::usage("--fail-on-regression needs --compare OLD.json NEW.json"))
@@ -203,7 +205,6 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `report --compare`: the Markdown on stdout (redirect it to keep it), the verdict counts on stderr.
 /// Paths for a closing line: `results/benchmark.json, results/report.md and results/report.html`.
 fn paths(files: &[PathBuf]) -> String {
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
@@ -213,15 +214,33 @@ fn paths(files: &[PathBuf]) -> String {
     }
 }
 
-/// `report --compare`: the comparison on stdout (Markdown or JSON: redirect it to keep it), the verdict counts and
-/// the gate's failures on stderr. `gate` is the threshold of `--fail-on-regression`, when given.
-fn compare_files(old: &Path, new: &Path, format: CompareFormat, gate: Option<f64>) -> anyhow::Result<ExitCode> {
+/// `report --compare`: the comparison on stdout (Markdown or JSON: redirect it to keep it), or in `--out` as
+/// compare.md and compare.html (and compare.json with `--format json`); the verdict counts and the gate's failures on
+/// stderr. `gate` is the threshold of `--fail-on-regression`, when given.
+fn compare_files(
+    old: &Path,
+    new: &Path,
+    out: Option<&Path>,
+    format: CompareFormat,
+    gate: Option<f64>,
+) -> anyhow::Result<ExitCode> {
     let (a, b) = (report::load(old)?, report::load(new)?);
     let c = compare::compare(&a, &b);
     let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
-    match format {
-        CompareFormat::Markdown => print!("{}", compare::render(&old_name, &new_name, &a, &b, &c)),
-        CompareFormat::Json => print!("{}", export::json::comparison(&old_name, &new_name, &c, gate.unwrap_or(0.0))),
+    let json = || export::json::comparison(&old_name, &new_name, &a, &b, gate.unwrap_or(0.0));
+    let doc = compare::document(&old_name, &new_name, &a, &b, &c);
+    match (out, format) {
+        (None, CompareFormat::Markdown) => print!("{}", report::markdown(&doc)),
+        (None, CompareFormat::Json) => print!("{}", json()),
+        (Some(dir), format) => {
+            let mut files = report::write_document(&doc, dir, "compare")?;
+            if format == CompareFormat::Json {
+                let path = dir.join("compare.json");
+                std::fs::write(&path, json()).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+                files.push(path);
+            }
+            eprintln!("fairpair: wrote {}", paths(&files));
+        }
     }
     eprintln!(
         "fairpair: {} figures compared: {} worse beyond the noise, {} better, {} within the noise, {} without a verdict",
@@ -248,7 +267,7 @@ fn compare_files(old: &Path, new: &Path, format: CompareFormat, gate: Option<f64
 }
 
 /// How `report --compare` writes the comparison.
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
 enum CompareFormat {
     Markdown,
     Json,

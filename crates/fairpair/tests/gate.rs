@@ -93,6 +93,19 @@ fn the_format_never_changes_the_exit_status() {
 }
 
 #[test]
+fn with_out_the_json_is_written_beside_the_documents() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("gate-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out =
+        compare("baseline", "regressed", &["--fail-on-regression", "--format", "json", "--out", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
+    assert_eq!(v["gate"]["failures"], 4, "{v}");
+    assert!(dir.join("compare.md").is_file() && dir.join("compare.html").is_file());
+}
+
+#[test]
 fn the_json_holds_every_figure_the_markdown_shows() {
     let results = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results");
     let (a, b) =
@@ -130,4 +143,20 @@ fn the_json_holds_every_figure_the_markdown_shows() {
         }
     }
     assert_eq!(v["counts"]["compared"], figures.len());
+    // And each subject's ratio to the baseline within each file, the five-cell rows.
+    let within: Vec<&str> =
+        md.lines().filter(|l| l.starts_with("| ") && l.ends_with("× |") && l.matches(" | ").count() == 4).collect();
+    let ratios = v["within_each_file"].as_array().unwrap();
+    assert!(!ratios.is_empty() && within.len() == ratios.len(), "{md}");
+    for r in ratios {
+        let row = format!(
+            "| {} | {} | {} | {:.2}× | {:.2}× |",
+            r["scenario"].as_str().unwrap(),
+            r["connections"],
+            r["figure"].as_str().unwrap(),
+            r["old"].as_f64().unwrap(),
+            r["new"].as_f64().unwrap()
+        );
+        assert!(within.contains(&row.as_str()), "{row}\n{md}");
+    }
 }

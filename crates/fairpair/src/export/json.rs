@@ -1,15 +1,18 @@
 //! `report --compare OLD NEW --format json`: every figure of the comparison for a script to read — both medians
-//! with their ranges, the ratio, the verdict against the noise, and what the regression gate made of it.
+//! with their ranges, the ratio, the verdict against the noise, and what the regression gate made of it — and each
+//! subject's ratio to the baseline within each file, as the Markdown shows them.
 
 use serde_json::{Value, json};
 
-use crate::compare::{Change, Comparison};
+use crate::compare::{self, Change};
 use crate::gate;
+use crate::schema::Benchmark;
 use crate::stats::Stat;
 
 /// The comparison as pretty-printed JSON; `threshold` is the gate's (a fraction), so `gate` fields say what
 /// `--fail-on-regression` would do with it.
-pub fn comparison(old_name: &str, new_name: &str, c: &Comparison, threshold: f64) -> String {
+pub fn comparison(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark, threshold: f64) -> String {
+    let c = &compare::compare(old, new);
     let figures: Vec<Value> = c
         .rows
         .iter()
@@ -49,6 +52,15 @@ pub fn comparison(old_name: &str, new_name: &str, c: &Comparison, threshold: f64
         },
         "gate": { "threshold_percent": threshold * 100.0, "failures": gate::failures(c, threshold).len() },
         "unmatched": c.unmatched,
+        "within_each_file": compare::baseline_ratios(old, new).iter().map(|r| json!({
+            "subject": r.subject,
+            "baseline": r.baseline,
+            "scenario": r.scenario,
+            "connections": r.connections,
+            "figure": r.figure,
+            "old": r.old,
+            "new": r.new,
+        })).collect::<Vec<Value>>(),
     });
     serde_json::to_string_pretty(&value).expect("JSON of strings and numbers") + "\n"
 }

@@ -10,8 +10,8 @@ use super::document::{Align, Block, Document, Table};
 pub struct Markdown;
 
 impl super::Renderer for Markdown {
-    fn file_name(&self) -> &'static str {
-        "report.md"
+    fn extension(&self) -> &'static str {
+        "md"
     }
 
     fn render(&self, doc: &Document) -> String {

@@ -56,33 +56,42 @@ pub fn load(path: &Path) -> Result<Benchmark> {
     })
 }
 
-/// Turns a [`Document`] into one file of the report; a new format is one more implementation, listed in
-/// [`RENDERERS`].
+/// Turns a [`Document`] into one file format; a new format is one more implementation, listed in [`RENDERERS`].
 pub trait Renderer {
-    /// The file it writes, beside `benchmark.json`.
-    fn file_name(&self) -> &'static str;
+    /// The file's extension: a report is written as `report.EXT`, a comparison as `compare.EXT`.
+    fn extension(&self) -> &'static str;
     fn render(&self, doc: &Document) -> String;
 }
 
-/// Every format `write` produces, in the order their paths are returned: `report.md`, then `report.html`.
+/// Every format `write` produces, in the order their paths are returned: Markdown, then HTML.
 pub const RENDERERS: &[&dyn Renderer] = &[&markdown::Markdown, &html::Html];
 
 /// Writes every chart as an SVG file into `dir`, then the report in every format of [`RENDERERS`]; returns the
 /// report files' paths, in that order.
 pub fn write(bench: &Benchmark, dir: &Path) -> Result<Vec<PathBuf>> {
+    write_document(&document(bench), dir, "report")
+}
+
+/// Writes `doc` into `dir` as `STEM.md`, `STEM.html` (one file per renderer) and its charts' SVG files; returns the
+/// document files' paths.
+pub fn write_document(doc: &Document, dir: &Path, stem: &str) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let doc = document(bench);
     for chart in doc.charts() {
         std::fs::write(dir.join(&chart.file), &chart.svg).with_context(|| format!("cannot write {}", chart.file))?;
     }
     RENDERERS
         .iter()
         .map(|renderer| {
-            let path = dir.join(renderer.file_name());
-            std::fs::write(&path, renderer.render(&doc)).with_context(|| format!("cannot write {}", path.display()))?;
+            let path = dir.join(format!("{stem}.{}", renderer.extension()));
+            std::fs::write(&path, renderer.render(doc)).with_context(|| format!("cannot write {}", path.display()))?;
             Ok(path)
         })
         .collect()
+}
+
+/// A document as Markdown, the text `report --compare` prints.
+pub fn markdown(doc: &Document) -> String {
+    markdown::render(doc)
 }
 
 /// What an `--allow-unverified` subject is called in every table and chart.
