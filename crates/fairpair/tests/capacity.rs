@@ -5,7 +5,8 @@
 //! it (or the figure is a loader bound).
 //!
 //! Needs oha (the search's load tool), wrk (the closed-loop runs that give the search its upper bound) and node; CI
-//! has no oha (compiling it takes 7–10 minutes), so there these tests are listed as skipped. The search's logic is
+//! has no oha (compiling it takes 7–10 minutes), so there these tests are listed as skipped. The 2 ms test is also
+//! listed as skipped when a step began on a busy machine (a shared one): its figure would be the machine's. The search's logic is
 //! covered without oha by the unit tests of `capacity/`, against a simulated subject.
 
 mod common;
@@ -57,6 +58,14 @@ fn a_fixed_2ms_service_time_holds_450_to_500_per_second() {
     let Some((search, stderr)) = search("a_fixed_2ms_service_time_holds_450_to_500_per_second", "busy", 2) else {
         return;
     };
+    // A capacity is the machine's as much as the service's: on a machine other processes keep busy (the harness's
+    // idle check failed before a step), the figure says nothing about the service, so the test says so and stops.
+    let busy = search.steps.iter().filter(|s| !s.result.machine_idle).count();
+    if busy > 0 {
+        let why = format!("{busy} of {} steps began on a busy machine; no capacity can be checked", search.steps.len());
+        testkit::skip("a_fixed_2ms_service_time_holds_450_to_500_per_second", Need::IdleMachine, &why);
+        return;
+    }
     let Outcome::Found { rps, .. } = search.outcome else { panic!("{search:#?}\n{stderr}") };
     assert!((450.0..=500.0).contains(&rps), "capacity {rps}/s: {search:#?}\n{stderr}");
     // The capacity's own steps met the objective, and every step that missed it asked for more.
