@@ -16,12 +16,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::measure::{self, Measure};
+use crate::measure::{self, Runner};
 use crate::plan::{Plan, Scenario};
 use crate::preflight;
 use crate::progress::{Phase, Progress};
 use crate::schema::*;
-use crate::subject::SubjectSpec;
+use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
 use crate::tools::{self, LoadTool};
@@ -30,7 +30,7 @@ use crate::{env, host};
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
 struct Execution<'a> {
     plan: &'a Plan,
-    measure: Measure<'a>,
+    runner: Runner<'a>,
     progress: Progress,
     bench: Benchmark,
     /// Whether writing the partial file failed once already (said once, not after every run).
@@ -47,35 +47,44 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     plan.announce();
-    let environment = env::capture(tool_versions());
+    let mut environment = env::capture(tool_versions());
     // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
     // any load.
-    let path = host::path_record(&plan.server_host)?;
+    let mut path = host::path_record(&plan.server_host)?;
+    // Which Go built the Go server, recorded in the environment of the host it runs on.
+    if let Some(binary) = go_binary(plan) {
+        let go = env::go_version(&plan.server_host, &binary);
+        match path.as_mut() {
+            Some((p, _)) => p.server_environment.go = go,
+            None => environment.go = go,
+        }
+    }
     if let Some((p, _)) = &path {
         eprintln!("{}", two_hosts_line(p));
     }
     let mut progress = Progress::new(&plan.estimate());
     let (scripts, scenarios) = prepare_scripts(plan, tool.as_ref())?;
 
-    // Preflight: verify, then calibrate; the runs use the plan it revised.
-    let stage = preflight::Stage { tool: tool.as_ref(), scripts: &scripts, say: &|m| progress.status(m) };
+    // Preflight: verify, then calibrate; the runs read its calibration.
+    let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
+    let runner = Runner::new(plan, tool, scripts).with_interface(interface.clone());
+    let stage = preflight::Stage { runner: &runner, say: &|m| progress.status(m) };
     let outcome = preflight::run(plan, &stage)?;
-    preflight::announce(&outcome, &|m| progress.println(m));
-    progress.preflight_done(&outcome.plan.estimate());
-    let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
     // A subject that will not be measured leaves the plan here: no progress lines for runs that will not happen, and
     // an estimate of what is left without them.
-    let settings = revised.settings.clone();
-    let revised = revised.only_measurable(&measurable);
-    if revised.subjects.len() < plan.subjects.len() {
-        replan(&mut progress, &revised);
+    let measured = plan.only_measurable(&outcome.measurable);
+    preflight::announce(&outcome, &measured, &|m| progress.println(m));
+    progress.preflight_done(&measured.estimate());
+    let preflight::Outcome { calibration, subjects, measurable: _, flags: preflight_flags, skipped, record } = outcome;
+    if measured.subjects.len() < plan.subjects.len() {
+        replan(&mut progress, &measured);
     }
     let bench = Benchmark {
         schema_version: SCHEMA_VERSION,
         generator: format!("fairpair {}", env!("CARGO_PKG_VERSION")),
         complete: false,
         environment,
-        settings,
+        settings: plan.settings.clone(),
         subjects,
         scenarios,
         skipped: plan.skipped.iter().cloned().chain(skipped).collect(),
@@ -88,9 +97,8 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         flags: preflight_flags,
         two_hosts: path.as_ref().map(|(p, _)| p.clone()),
     };
-    let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
-    let measure = Measure::new(&revised, tool, scripts).with_interface(interface.clone());
-    let mut ex = Execution { plan: &revised, measure, progress, bench, save_failed: false };
+    let runner = runner.for_plan(&measured).calibrated(calibration);
+    let mut ex = Execution { plan: &measured, runner, progress, bench, save_failed: false };
     ex.save();
     ex.load_phase();
     ex.bench.summaries = summarise(&ex.bench.runs);
@@ -108,6 +116,14 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     write_results(&ex.bench, &plan.out)?;
     ex.progress.finish();
     Ok(ex.bench)
+}
+
+/// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
+fn go_binary(plan: &Plan) -> Option<String> {
+    plan.subjects.iter().find_map(|s| match &s.kind {
+        Kind::Builtin { program, .. } if matches!(s.name.as_str(), "go" | "go-multi") => program.first().cloned(),
+        _ => None,
+    })
 }
 
 /// The line that says a run is a two-host run, before anything is measured.
@@ -274,8 +290,7 @@ impl<'a> Execution<'a> {
                         "run {done}/{total}: {} {} c={} #{repeat}",
                         spec.name, scenario.name, cell.connections
                     ));
-                    let store = self.bench.preflight.as_ref().and_then(|p| p.store.as_ref());
-                    let checked = self.measure.checked_run(store, spec, scenario, cell.connections, repeat);
+                    let checked = self.runner.checked_run(spec, scenario, cell.connections, repeat);
                     for note in checked.notes {
                         self.progress.println(note);
                     }
@@ -305,7 +320,7 @@ impl<'a> Execution<'a> {
         for repeat in 1..=plan.settings.memory_repeats {
             for spec in plan.subjects.iter().filter(|s| s.started_by_harness()) {
                 self.status(format!("memory {} #{repeat}", spec.name));
-                match self.measure.memory_run(spec, repeat) {
+                match self.runner.memory_run(spec, repeat) {
                     Ok(run) => self.bench.memory.push(run),
                     Err(e) => self.failed(spec, None, None, e),
                 }
@@ -366,7 +381,7 @@ impl<'a> Execution<'a> {
             };
             for spec in &plan.subjects {
                 self.status(format!("open loop {} at {rate:.0}/s", spec.name));
-                match self.measure.open_loop_run(tool.as_ref(), spec, scenario, connections, fraction, rate) {
+                match self.runner.open_loop_run(tool.as_ref(), spec, scenario, connections, (fraction, rate)) {
                     Ok(run) => {
                         if run.achieved_rps < 0.95 * run.asked_rps {
                             self.bench.flags.push(flag(

@@ -42,6 +42,7 @@ pub mod progress;
 pub mod report;
 pub mod schema;
 pub mod stats;
+pub mod store;
 pub mod subject;
 pub mod summary;
 pub mod text;
