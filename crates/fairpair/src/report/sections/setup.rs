@@ -292,7 +292,7 @@ pub(crate) fn commands(doc: &mut Document, b: &Benchmark) {
     if let Some(r) = b.memory.first() {
         items.push(format!("memory phase load: `{}`", r.load_command));
     }
-    folded(doc, &format!("{} and the scripts they ran", count(items.len() as u64, "command")), |doc| doc.list(items));
+    folded(doc, &count(items.len() as u64, "command"), |doc| doc.list(items));
     for sc in &b.scenarios {
         if let Some(script) = &sc.wrk_script {
             doc.push(Block::Code {

@@ -197,10 +197,14 @@ fn noise(a: &Stat, b: &Stat) -> Trust {
 fn run_line(b: &Benchmark) -> String {
     let (e, s) = (&b.environment, &b.settings);
     let names: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
+    // A two-host run names both: the servers' host, and the loader's (whose machine the line describes).
+    let host = match &b.two_hosts {
+        Some(t) => format!("`{}`, loaded from `{}`", t.server_environment.hostname, e.hostname),
+        None => format!("`{}`", e.hostname),
+    };
     format!(
-        "{} on `{}` ({} × {}, Linux {}), {}: `{}`, {} of {} s per cell after {} s of warm-up, {}.",
+        "{} on {host} ({} × {}, Linux {}), {}: `{}`, {} of {} s per cell after {} s of warm-up, {}.",
         names.join(", "),
-        e.hostname,
         e.cpu_model,
         e.cpus_online,
         e.kernel,
@@ -221,6 +225,9 @@ fn notes(b: &Benchmark) -> Vec<String> {
         out.push(
             "**A `--quick` smoke run**: one short run per cell, so no noise was measured: do not quote it.".into(),
         );
+    }
+    if b.two_hosts.as_ref().is_some_and(|t| t.same_kernel) {
+        out.push("Both hosts ran on **one kernel**: this run shows the two-host mechanics, not two machines.".into());
     }
     let unverified: Vec<&str> =
         b.subjects.iter().filter(|s| s.verification.measured_unverified).map(|s| s.name.as_str()).collect();
