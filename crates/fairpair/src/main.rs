@@ -201,17 +201,17 @@ fn compare_files(old: &Path, new: &Path, out: Option<&Path>, fail_on_regression:
     Ok(if fail_on_regression && c.regressions() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// Which tool the open-loop phase will use, as `execute` chooses it: oha when it is on `PATH`, else autocannon (at the
-/// rates it can hold), else none. Printed by `--dry-run`, so a setup can be checked without a run.
+/// Which tool the open-loop phase will use, as the plan chose it. Printed by `--dry-run`, so a setup can be checked
+/// without a run.
 fn open_loop_tool(plan: &Plan) -> &'static str {
-    if plan.settings.open_loop_fractions.is_empty() {
-        "none: the open-loop phase is disabled (--open-loop-rates 0)"
-    } else if fairpair::tools::installed("oha") {
-        "oha (latencies corrected for coordinated omission)"
-    } else if fairpair::tools::installed("autocannon") {
-        "autocannon (not corrected for coordinated omission; oha is not installed)"
-    } else {
-        "none: neither oha nor autocannon is installed, so the open-loop phase will be skipped"
+    use fairpair::kinds::Tool;
+    match plan.open_loop_tool {
+        _ if plan.settings.open_loop_fractions.is_empty() => {
+            "none: the open-loop phase is disabled (--open-loop-rates 0)"
+        }
+        Some(Tool::Oha) => "oha (latencies corrected for coordinated omission)",
+        Some(Tool::Autocannon) => "autocannon (not corrected for coordinated omission; oha is not installed)",
+        Some(_) | None => "none: neither oha nor autocannon is installed, so the open-loop phase will be skipped",
     }
 }
 

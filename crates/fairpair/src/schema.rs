@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::kinds::{Preset, Tool};
 use crate::stats::Stat;
 
 /// Version of this layout. A report reads this version and version 1 (upgraded on load, see
@@ -119,8 +120,8 @@ pub struct Environment {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
-    /// Closed-loop load tool: `wrk`, `oha` or `autocannon`.
-    pub tool: String,
+    /// Closed-loop load tool: `wrk`, `oha`, `autocannon`, `ab` or `bombardier`.
+    pub tool: Tool,
     pub connections: Vec<u32>,
     pub duration_s: u64,
     pub warmup_s: u64,
@@ -154,8 +155,20 @@ pub struct Settings {
     /// `--baseline`: the subject ratios are taken against; absent, the first built-in subject that implements the API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// `--preset`: the published study whose method the run reproduced. Absent without one, and in files written
+    /// before this field existed (see [`Settings::preset_used`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
     /// The command line `fairpair` was started with.
     pub argv: Vec<String>,
+}
+
+impl Settings {
+    /// The run's preset: the recorded field, or, in a file written before it existed, the `--preset` of the recorded
+    /// command line.
+    pub fn preset_used(&self) -> Option<Preset> {
+        self.preset.or_else(|| Preset::from_argv(&self.argv))
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

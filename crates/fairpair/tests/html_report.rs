@@ -76,13 +76,11 @@ fn committed_benchmarks() -> Vec<PathBuf> {
 /// figures for a preset that has some. Charts: throughput, then per cell the latency bars and the percentile
 /// spectrum, then memory.
 fn expected(b: &Benchmark) -> Counts {
-    use fairpair::presets::Preset;
     let mut cells: Vec<(&str, u32)> = b.summaries.iter().map(|s| (s.scenario.as_str(), s.connections)).collect();
     cells.sort();
     cells.dedup();
     let measured = !cells.is_empty();
-    let published =
-        Preset::from_argv(&b.settings.argv).is_some_and(|p| p.study().is_some() && !p.published().is_empty());
+    let published = b.settings.preset_used().is_some_and(|p| p.study().is_some() && !p.published().is_empty());
     // The summary: a table of the cells when a subject was measured beside the baseline, and one of memory and
     // start-up when both were measured in the memory phase.
     let base = report::baseline(b);

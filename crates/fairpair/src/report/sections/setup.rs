@@ -123,7 +123,7 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
         "Closed loop: `{}` ({}) with {}; {} s warm-up (discarded, a separate run of the tool), then {} s measured; \
          {} per cell; a fresh server process for every run; subjects alternated run by run.",
         s.tool,
-        e.tools.get(&s.tool).map_or("version unknown", String::as_str),
+        e.tools.get(s.tool.name()).map_or("version unknown", String::as_str),
         count(u64::from(s.loader_threads), "thread"),
         s.warmup_s,
         s.duration_s,
