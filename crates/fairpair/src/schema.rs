@@ -137,11 +137,12 @@ pub struct Settings {
     /// `idle_threshold_percent` of the machine.
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
-    /// `--post-max-users` as given: the store every POST run starts with; 0 when not given, the store is then sized in
-    /// preflight from the measured POST rate (`Preflight::store`). Version 1: the store of every POST run, sized from a
+    /// `--post-max-users` as given: the store every POST run starts with; `None` (written 0, as it always was) when not
+    /// given, the store is then sized in preflight from the measured POST rate (`Preflight::store`). Version 1: the store of every POST run, sized from a
     /// fixed guess. Each run records the store it got (`LoadRun::max_users`): a rerun after a full store gets a
     /// larger one, which the later runs keep.
-    pub post_max_users: u64,
+    #[serde(with = "zero_is_none")]
+    pub post_max_users: Option<u64>,
     /// Open-loop rates as fractions of the slowest subject's median GET throughput.
     pub open_loop_fractions: Vec<f64>,
     pub open_loop_duration_s: u64,
@@ -161,6 +162,19 @@ pub struct Settings {
     pub preset: Option<Preset>,
     /// The command line `fairpair` was started with.
     pub argv: Vec<String>,
+}
+
+/// A count whose absence `benchmark.json` writes as 0, as it did before the type said so.
+mod zero_is_none {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(value.unwrap_or(0))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        Ok(Some(u64::deserialize(d)?).filter(|&n| n > 0))
+    }
 }
 
 impl Settings {

@@ -21,8 +21,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 pub use estimate::{CALIBRATION_WARMUP_S, Estimate, PerRun, RUN_OVERHEAD_S};
-pub use facts::{Facts, Programs, ServerSide, project_file};
+pub use facts::{Facts, ServerSide, project_file};
 pub use scenarios::{Cell, POST_BODY, Scenario, ScenarioText, parse_scenario};
+pub use subjects::Programs;
 
 use crate::args::RunArgs;
 use crate::host::Host;
@@ -36,8 +37,8 @@ use pinning::Pinning;
 /// What `fairpair run` will do.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// The settings as `benchmark.json` records them, built once here from the command line. Preflight revises one of
-    /// them (`post_max_users`, the store of the POST runs); `execute` copies them into the results as they are.
+    /// The settings as `benchmark.json` records them, built once here from the command line; `execute` copies them
+    /// into the results as they are.
     pub settings: Settings,
     pub subjects: Vec<SubjectSpec>,
     pub scenarios: Vec<Scenario>,
@@ -198,16 +199,9 @@ impl Plan {
         self.settings.pinned.then_some(self.settings.loader_cpus.as_slice())
     }
 
-    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
-    /// chosen by preflight from the POST rate it measures (the revised plan has it). `benchmark.json` records it as
-    /// `settings.post_max_users`, 0 when there was none to choose.
+    /// `--post-max-users`: the store of the servers in runs that write, when given; otherwise preflight sizes it.
     pub fn post_max_users(&self) -> Option<u64> {
-        (self.settings.post_max_users > 0).then_some(self.settings.post_max_users)
-    }
-
-    /// The store size of a run of `scenario` on `spec`: only runs that write, on servers that take `--max-users`.
-    pub fn max_users_for(&self, spec: &SubjectSpec, scenario: &Scenario) -> Option<u64> {
-        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users().unwrap_or(MAX_MAX_USERS))
+        self.settings.post_max_users
     }
 }
 
@@ -233,8 +227,7 @@ fn with_preset(args: &RunArgs) -> (RunArgs, Option<StudyMethod>) {
 }
 
 /// The settings of a plan, from the command line and what the plan resolved (CPUs, connections, rates, baseline).
-/// `post_max_users` is 0 until preflight sizes the store (or `--post-max-users` gives it); the tool and `argv` are
-/// filled in by [`Plan::new`].
+/// The tool and `argv` are filled in by [`Plan::new`].
 fn settings(
     args: &RunArgs,
     lengths: Lengths,
@@ -258,7 +251,7 @@ fn settings(
         loader_threads: pinning.loader_threads,
         idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
         idle_threshold_percent: args.idle_threshold,
-        post_max_users: args.post_max_users.unwrap_or(0),
+        post_max_users: args.post_max_users,
         open_loop_fractions,
         open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
         memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),

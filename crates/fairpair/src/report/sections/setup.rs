@@ -160,7 +160,7 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
         None if b.schema_version == 1 => items.push(format!(
             "POST runs: every server started with `--max-users {}`, sized from a fixed guess of the POST rate \
              (schema 1; later versions measure it).",
-            s.post_max_users
+            s.post_max_users.unwrap_or_default()
         )),
         None => {}
     }
