@@ -61,7 +61,7 @@ impl Facts {
         Ok(Facts {
             cpus: procstat::allowed_cpus(),
             server: server.cloned(),
-            installed: Tool::ALL.into_iter().filter(|t| t.adapter().available()).collect(),
+            installed: Tool::ALL.iter().copied().filter(|t| t.adapter().available()).collect(),
             programs,
             bodies,
             addresses,

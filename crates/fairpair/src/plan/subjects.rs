@@ -106,9 +106,10 @@ pub(super) fn subjects(
 
 fn builtin(name: &str) -> Result<BuiltinSubject> {
     BuiltinSubject::from_name(name).ok_or_else(|| {
+        let all: Vec<&str> = BuiltinSubject::ALL.iter().map(|s| s.name()).collect();
         usage(format!(
-            "unknown subject {name:?} (built-in: rust, node, go, ceiling, rust-multi, node-cluster, go-multi; \
-             add your own with --subject NAME='COMMAND with {{port}}')"
+            "unknown subject {name:?} (built-in: {}; add your own with --subject NAME='COMMAND with {{port}}')",
+            all.join(", ")
         ))
     })
 }
