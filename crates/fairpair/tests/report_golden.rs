@@ -157,7 +157,8 @@ fn the_console_ends_with_the_summary_s_verdicts() {
     let lines = report::verdict_lines(&bench);
     let (md, _) = report::render(&bench);
     assert!(
-        lines[0].starts_with("beta (UNVERIFIED) / alpha (UNVERIFIED), get at 8: throughput 0.88× (within the noise)")
+        lines[0].starts_with("beta (UNVERIFIED) / alpha (UNVERIFIED), get, 8 connections: throughput 0.88× (within"),
+        "{lines:?}"
     );
     // The same words as the report's summary table.
     assert!(md.contains("| get, 8 connections | 0.88× (within the noise) |"), "{md}");
