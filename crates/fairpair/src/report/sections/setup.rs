@@ -136,7 +136,7 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
         "Closed loop: `{}` ({}) with {} thread(s); {} s warm-up (discarded, a separate run of the tool), then {} s \
          measured; {} repeat(s) per cell; a fresh server process for every run; subjects alternated run by run.",
         s.tool,
-        e.tools.get(&s.tool).map_or("version unknown", String::as_str),
+        e.tools.get(s.tool.name()).map_or("version unknown", String::as_str),
         s.loader_threads,
         s.warmup_s,
         s.duration_s,
@@ -173,7 +173,7 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
         None if b.schema_version == 1 => items.push(format!(
             "POST runs: every server started with `--max-users {}`, sized from a fixed guess of the POST rate \
              (schema 1; later versions measure it).",
-            s.post_max_users
+            s.post_max_users.unwrap_or_default()
         )),
         None => {}
     }
