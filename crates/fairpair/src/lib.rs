@@ -1,4 +1,4 @@
-//! fairpair: load two implementations of the same API identically, and report what differs.
+//! fairpair: load implementations of the same API (Rust, Node, Go, or your own) identically, and report what differs.
 //!
 //! The harness behind `fairpair verify`, `fairpair run` and `fairpair report` (the CLI is `src/main.rs`). Data flows
 //! one way through one module per stage:

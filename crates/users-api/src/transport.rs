@@ -49,8 +49,9 @@ use tokio::sync::watch;
 use tower::ServiceExt;
 
 use crate::error::ApiError;
-use crate::routes::{AppState, app, trim_spaces_and_tabs};
+use crate::routes::{AppState, app};
 use crate::store::Store;
+use crate::validation::trim_spaces_and_tabs;
 
 /// The largest request head accepted (request line and header fields), in bytes.
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
