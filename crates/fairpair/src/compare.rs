@@ -20,7 +20,7 @@ use crate::report::{
 };
 use crate::schema::{Benchmark, LoadRun, Settings, Summary};
 use crate::stats::{self, Stat, Verdict};
-use crate::text::number;
+use crate::text::{count, number};
 
 pub use crate::export::Metric;
 
@@ -133,7 +133,7 @@ fn notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
             notes.push(format!("{side}: loader-limited, a bound"));
         }
         if s.loader_bound_runs > 0 {
-            notes.push(format!("{side}: loader-bound in {} run(s)", s.loader_bound_runs));
+            notes.push(format!("{side}: loader-bound in {}", count(u64::from(s.loader_bound_runs), "run")));
         }
         if s.errors + s.non_2xx > 0 {
             notes.push(format!("{side}: {} errors, {} error statuses", s.errors, s.non_2xx));
@@ -239,13 +239,13 @@ fn header(doc: &mut Document, old_name: &str, new_name: &str, old: &Benchmark, n
 
 fn method(s: &Settings) -> String {
     format!(
-        "{} ({} thread(s)), {}, {} s after {} s warm-up, {} repeat(s){}",
+        "{} ({}), {}, {} s after {} s warm-up, {}{}",
         s.tool,
-        s.loader_threads,
+        count(u64::from(s.loader_threads), "thread"),
         if s.pinned { "pinned" } else { "not pinned" },
         s.duration_s,
         s.warmup_s,
-        s.repeats,
+        count(u64::from(s.repeats), "repeat"),
         if s.quick { ", --quick" } else { "" }
     )
 }
@@ -259,8 +259,8 @@ fn busy(runs: &[LoadRun]) -> String {
     let max = runs.iter().map(|r| r.other_cpu_percent).fold(0.0, f64::max);
     let busy = runs.iter().filter(|r| !r.machine_idle).count();
     format!(
-        "{mean:.1} % of the machine on average (max {max:.1} %); {busy} of {} runs began on a busy machine",
-        runs.len()
+        "{mean:.1} % of the machine on average (max {max:.1} %); {busy} of {} began on a busy machine",
+        count(runs.len() as u64, "run")
     )
 }
 

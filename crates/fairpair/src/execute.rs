@@ -183,7 +183,7 @@ pub fn partial(bench: &Benchmark) -> Benchmark {
 /// Load tool name → version line, for the environment record.
 fn tool_versions() -> BTreeMap<String, String> {
     let mut versions = BTreeMap::new();
-    for tool in Tool::ALL {
+    for &tool in Tool::ALL {
         let t = tool.adapter();
         let v = if t.available() { t.version() } else { "not installed".into() };
         versions.insert(tool.name().to_string(), v);

@@ -331,12 +331,20 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
     }
     for m in &b.memory_summaries {
         println!(
-            "{:<20} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({} processes), start-up {:.0} ms",
+            "{:<20} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({}), start-up {:.0} ms",
             m.subject,
             m.idle_rss_kib.median / 1024.0,
             m.after_rss_kib.median / 1024.0,
-            m.processes,
+            fairpair::text::count(u64::from(m.processes), "process"),
             m.startup_ms.median
         );
+    }
+    // The report's summary, in the same words: what the figures above say, and how far to trust each.
+    let verdicts = report::verdict_lines(b);
+    if !verdicts.is_empty() {
+        println!();
+    }
+    for line in verdicts {
+        println!("{line}");
     }
 }

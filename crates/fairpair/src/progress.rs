@@ -3,7 +3,7 @@
 //! otherwise.
 //!
 //! The bar measures the plan's own time estimate: its length is [`Estimate::total`], and each finished run advances it
-//! by that run's share of the estimate ([`Estimate::per_run`]). Both come from `plan.rs`, so the bar and the printed
+//! by that run's share of the estimate ([`Estimate::per_run`]). Both come from `plan/`, so the bar and the printed
 //! estimate cannot drift apart.
 
 use std::time::Duration;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::scenarios::parse_scenario;
+use super::subjects::Programs;
 use crate::args::RunArgs;
 use crate::host::{Connection, Host, SshHost};
 use crate::kinds::Tool;
@@ -33,35 +34,6 @@ pub struct Facts {
     pub addresses: BTreeMap<String, Result<SocketAddr, String>>,
     /// The command line fairpair was started with, for the record.
     pub argv: Vec<String>,
-}
-
-/// The programs of the built-in subjects, where they will run, and those of them that are missing there.
-#[derive(Clone, Debug, Default)]
-pub struct Programs {
-    pub users_server: PathBuf,
-    pub ceiling: PathBuf,
-    pub go_server: PathBuf,
-    pub node_server: PathBuf,
-    pub node: String,
-    /// The paths above that are not files where they will run.
-    pub missing: Vec<PathBuf>,
-    /// The server host's name when they run there; `None` on this machine.
-    pub host: Option<String>,
-}
-
-impl Programs {
-    /// The path of a program, or an error that says where it was looked for and how to get it.
-    pub fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
-        match &self.host {
-            _ if !self.missing.iter().any(|m| m == path) => Ok(path.display().to_string()),
-            None => Err(usage(format!("{what} not found at {} ({hint})", path.display()))),
-            Some(host) => Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display()))),
-        }
-    }
-
-    fn paths(&self) -> [&PathBuf; 4] {
-        [&self.users_server, &self.ceiling, &self.go_server, &self.node_server]
-    }
 }
 
 impl Facts {
@@ -89,7 +61,7 @@ impl Facts {
         Ok(Facts {
             cpus: procstat::allowed_cpus(),
             server: server.cloned(),
-            installed: Tool::ALL.into_iter().filter(|t| t.adapter().available()).collect(),
+            installed: Tool::ALL.iter().copied().filter(|t| t.adapter().available()).collect(),
             programs,
             bodies,
             addresses,

@@ -21,8 +21,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 pub use estimate::{CALIBRATION_WARMUP_S, Estimate, PerRun, RUN_OVERHEAD_S};
-pub use facts::{Facts, Programs, ServerSide, project_file};
+pub use facts::{Facts, ServerSide, project_file};
 pub use scenarios::{Cell, POST_BODY, Scenario, ScenarioText, parse_scenario};
+pub use subjects::Programs;
 
 use crate::args::RunArgs;
 use crate::host::Host;
@@ -36,8 +37,8 @@ use pinning::Pinning;
 /// What `fairpair run` will do.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// The settings as `benchmark.json` records them, built once here from the command line. Preflight revises one of
-    /// them (`post_max_users`, the store of the POST runs); `execute` copies them into the results as they are.
+    /// The settings as `benchmark.json` records them, built once here from the command line; `execute` copies them
+    /// into the results as they are.
     pub settings: Settings,
     pub subjects: Vec<SubjectSpec>,
     pub scenarios: Vec<Scenario>,
@@ -61,12 +62,44 @@ pub struct Plan {
     pub capacity: Option<crate::capacity::phase::CapacityPlan>,
 }
 
-/// The phase lengths and repeat counts, with `--quick`'s defaults where the command line left them open.
-struct Lengths {
+/// The defaults of the settings a command line leaves open: a full run's, and `--quick`'s (see [`FULL`], [`QUICK`]).
+struct Defaults {
     duration_s: u64,
     warmup_s: u64,
     repeats: u32,
+    idle_wait_s: f64,
+    open_loop_duration_s: u64,
+    memory_repeats: u32,
+    memory_duration_s: u64,
+    memory_settle_ms: u64,
+    /// Seconds of each preflight calibration run (loader capacity, POST rate).
+    calibration_s: u64,
 }
+
+const FULL: Defaults = Defaults {
+    duration_s: 15,
+    warmup_s: 5,
+    repeats: 3,
+    idle_wait_s: 3.0,
+    open_loop_duration_s: 10,
+    memory_repeats: 3,
+    memory_duration_s: 10,
+    memory_settle_ms: 1000,
+    calibration_s: 3,
+};
+
+/// `--quick`: a smoke test of the whole pipeline in under two minutes.
+const QUICK: Defaults = Defaults {
+    duration_s: 2,
+    warmup_s: 1,
+    repeats: 1,
+    idle_wait_s: 0.5,
+    open_loop_duration_s: 2,
+    memory_repeats: 1,
+    memory_duration_s: 2,
+    memory_settle_ms: 300,
+    calibration_s: 1,
+};
 
 impl Plan {
     /// The plan of a run whose subjects run on `server` (a connected server host), or here without one: the facts
@@ -79,7 +112,8 @@ impl Plan {
     /// tested with made-up facts.
     pub fn new(args: &RunArgs, facts: &Facts) -> Result<Plan> {
         let (args, method) = &with_preset(args);
-        let lengths = check_values(args)?;
+        check_values(args)?;
+        let defaults = if args.quick { &QUICK } else { &FULL };
         let mut skipped = Vec::new();
         let pinning = match &facts.server {
             Some(side) => pinning::two_host_pinning(args, &facts.cpus, &side.cpus)?,
@@ -112,9 +146,9 @@ impl Plan {
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
         }
-        let mut settings = settings(args, lengths, pinning, connections, open_loop_fractions, baseline);
+        let mut settings = settings(args, defaults, pinning, connections, open_loop_fractions);
         settings.tool = args.tool.or(method.map(|m| m.tool)).unwrap_or(Tool::Wrk);
-        settings.argv = facts.argv.clone();
+        (settings.baseline, settings.argv) = (baseline, facts.argv.clone());
         if args.capacity_only {
             settings.memory_repeats = 0;
         }
@@ -125,7 +159,7 @@ impl Plan {
             cells,
             open_loop_tool: [Tool::Oha, Tool::Autocannon].into_iter().find(|t| facts.installed.contains(t)),
             capacity_target: subjects::capacity_target(programs, server_n),
-            calibration_s: if args.quick { 1 } else { 3 },
+            calibration_s: defaults.calibration_s,
             level: args.level,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
@@ -211,16 +245,9 @@ impl Plan {
         self.settings.pinned.then_some(self.settings.loader_cpus.as_slice())
     }
 
-    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
-    /// chosen by preflight from the POST rate it measures (the revised plan has it). `benchmark.json` records it as
-    /// `settings.post_max_users`, 0 when there was none to choose.
+    /// `--post-max-users`: the store of the servers in runs that write, when given; otherwise preflight sizes it.
     pub fn post_max_users(&self) -> Option<u64> {
-        (self.settings.post_max_users > 0).then_some(self.settings.post_max_users)
-    }
-
-    /// The store size of a run of `scenario` on `spec`: only runs that write, on servers that take `--max-users`.
-    pub fn max_users_for(&self, spec: &SubjectSpec, scenario: &Scenario) -> Option<u64> {
-        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users().unwrap_or(MAX_MAX_USERS))
+        self.settings.post_max_users
     }
 }
 
@@ -245,66 +272,56 @@ fn with_preset(args: &RunArgs) -> (RunArgs, Option<StudyMethod>) {
     (args, method)
 }
 
-/// The settings of a plan, from the command line and what the plan resolved (CPUs, connections, rates, baseline).
-/// `post_max_users` is 0 until preflight sizes the store (or `--post-max-users` gives it); the tool and `argv` are
-/// filled in by [`Plan::new`].
+/// The settings of a plan, from the command line, the defaults it left open, and what the plan resolved (CPUs,
+/// connections, rates). The tool, the baseline and `argv` are filled in by [`Plan::new`].
 fn settings(
     args: &RunArgs,
-    lengths: Lengths,
+    d: &Defaults,
     pinning: Pinning,
     connections: Vec<u32>,
     open_loop_fractions: Vec<f64>,
-    baseline: Option<String>,
 ) -> Settings {
-    let q = args.quick;
     Settings {
         tool: Tool::Wrk,
         open_loop_connections: connections.iter().copied().min().unwrap_or(50),
         connections,
-        duration_s: lengths.duration_s,
-        warmup_s: lengths.warmup_s,
-        repeats: lengths.repeats,
-        quick: q,
+        duration_s: args.duration.unwrap_or(d.duration_s),
+        warmup_s: args.warmup.unwrap_or(d.warmup_s),
+        repeats: args.repeats.unwrap_or(d.repeats),
+        quick: args.quick,
         pinned: pinning.pinned,
         server_cpus: pinning.server_cpus,
         loader_cpus: pinning.loader_cpus,
         loader_threads: pinning.loader_threads,
-        idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
+        idle_wait_max_s: args.idle_wait.unwrap_or(d.idle_wait_s).max(0.0),
         idle_threshold_percent: args.idle_threshold,
-        post_max_users: args.post_max_users.unwrap_or(0),
+        post_max_users: args.post_max_users,
         open_loop_fractions,
-        open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-        memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
+        open_loop_duration_s: args.open_loop_duration.unwrap_or(d.open_loop_duration_s).max(1),
+        memory_repeats: args.memory_repeats.unwrap_or(d.memory_repeats),
         memory_connections: args.memory_connections,
-        memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-        memory_settle_ms: if q { 300 } else { 1000 },
+        memory_duration_s: args.memory_duration.unwrap_or(d.memory_duration_s).max(1),
+        memory_settle_ms: d.memory_settle_ms,
         allow_unverified: args.allow_unverified,
-        baseline,
+        baseline: None,
         preset: args.preset,
         argv: Vec::new(),
     }
 }
 
-/// The run lengths, and the values that cannot mean anything refused.
-fn check_values(args: &RunArgs) -> Result<Lengths> {
-    let q = args.quick;
-    let lengths = Lengths {
-        duration_s: args.duration.unwrap_or(if q { 2 } else { 15 }),
-        warmup_s: args.warmup.unwrap_or(if q { 1 } else { 5 }),
-        repeats: args.repeats.unwrap_or(if q { 1 } else { 3 }),
-    };
-    if lengths.duration_s == 0 || lengths.repeats == 0 {
+/// Values that cannot mean anything are refused rather than quietly raised, so that the report never describes a
+/// run the user did not ask for. (Every default is valid: only what the command line gives is checked.)
+fn check_values(args: &RunArgs) -> Result<()> {
+    if args.duration == Some(0) || args.repeats == Some(0) {
         return Err(usage("--duration and --repeats must be at least 1"));
     }
-    // Values that cannot mean anything are refused rather than quietly raised, so that the report never
-    // describes a run the user did not ask for.
     if args.memory_connections == 0 || args.start_timeout == 0 {
         return Err(usage("--memory-connections and --start-timeout must be at least 1"));
     }
     if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
         return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
     }
-    Ok(lengths)
+    Ok(())
 }
 
 /// A subject's or scenario's own name: letters, digits, '-' or '_', so that it is safe in file names and reports.

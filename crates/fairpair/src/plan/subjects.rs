@@ -3,15 +3,44 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use super::check_name;
-use super::facts::Programs;
 use crate::args::RunArgs;
 use crate::kinds::BuiltinSubject;
 use crate::subject::{Kind, SubjectSpec};
 use crate::usage;
+
+/// The programs of the built-in subjects, where they will run, and those of them that are missing there.
+#[derive(Clone, Debug, Default)]
+pub struct Programs {
+    pub users_server: PathBuf,
+    pub ceiling: PathBuf,
+    pub go_server: PathBuf,
+    pub node_server: PathBuf,
+    pub node: String,
+    /// The paths above that are not files where they will run.
+    pub missing: Vec<PathBuf>,
+    /// The server host's name when they run there; `None` on this machine.
+    pub host: Option<String>,
+}
+
+impl Programs {
+    /// The path of a program, or an error that says where it was looked for and how to get it.
+    pub fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
+        match &self.host {
+            _ if !self.missing.iter().any(|m| m == path) => Ok(path.display().to_string()),
+            None => Err(usage(format!("{what} not found at {} ({hint})", path.display()))),
+            Some(host) => Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display()))),
+        }
+    }
+
+    pub(super) fn paths(&self) -> [&PathBuf; 4] {
+        [&self.users_server, &self.ceiling, &self.go_server, &self.node_server]
+    }
+}
 
 /// The default subjects: ours, the ceiling, and the multi-worker ones when the server side has the CPUs for them.
 const DEFAULT: [BuiltinSubject; 5] = [
@@ -77,9 +106,10 @@ pub(super) fn subjects(
 
 fn builtin(name: &str) -> Result<BuiltinSubject> {
     BuiltinSubject::from_name(name).ok_or_else(|| {
+        let all: Vec<&str> = BuiltinSubject::ALL.iter().map(|s| s.name()).collect();
         usage(format!(
-            "unknown subject {name:?} (built-in: rust, node, go, ceiling, rust-multi, node-cluster, go-multi; \
-             add your own with --subject NAME='COMMAND with {{port}}')"
+            "unknown subject {name:?} (built-in: {}; add your own with --subject NAME='COMMAND with {{port}}')",
+            all.join(", ")
         ))
     })
 }
