@@ -172,12 +172,12 @@ fn custom_subject(
 }
 
 /// What a `--subject` names: a command to start, or a running service's URL.
-enum CustomKind {
+pub(super) enum CustomKind {
     Command(String),
     Url(String),
 }
 
-fn custom_kind(text: &str) -> Result<(String, CustomKind)> {
+pub(super) fn custom_kind(text: &str) -> Result<(String, CustomKind)> {
     let (name, command) = text
         .split_once('=')
         .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
