@@ -30,6 +30,7 @@
 //! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
 
 pub mod args;
+pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod diagnose;

@@ -278,8 +278,9 @@ enum CompareFormat {
 fn open_loop_tool(plan: &Plan) -> &'static str {
     use fairpair::kinds::Tool;
     match plan.open_loop_tool {
+        _ if plan.capacity.is_some() => "oha, for the capacity search (latencies corrected for coordinated omission)",
         _ if plan.settings.open_loop_fractions.is_empty() => {
-            "none: the open-loop phase is disabled (--open-loop-rates 0)"
+            "none: no capacity search and no fixed-fraction open-loop runs"
         }
         Some(Tool::Oha) => "oha (latencies corrected for coordinated omission)",
         Some(Tool::Autocannon) => "autocannon (not corrected for coordinated omission; oha is not installed)",

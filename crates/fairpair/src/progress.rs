@@ -21,6 +21,8 @@ pub enum Phase {
     Load,
     OpenLoop,
     Memory,
+    /// One step of the capacity search.
+    Capacity,
 }
 
 /// The progress bar, or plain lines when stderr is not a terminal.
@@ -67,6 +69,7 @@ impl Progress {
             Phase::Load => self.per_run.load,
             Phase::OpenLoop => self.per_run.open_loop,
             Phase::Memory => self.per_run.memory,
+            Phase::Capacity => self.per_run.capacity_step,
         };
         self.bar.inc(ticks(each * runs as f64));
     }

@@ -41,6 +41,9 @@ pub enum Metric {
     IdleRss,
     AfterLoadRss,
     Startup,
+    /// The capacity at the latency objective (`capacity/`): its range is the capacity and one resolution step above
+    /// it, where the boundary lies.
+    Capacity,
 }
 
 impl Metric {
@@ -55,13 +58,14 @@ impl Metric {
             Metric::IdleRss => "rss-idle",
             Metric::AfterLoadRss => "rss-after-load",
             Metric::Startup => "startup",
+            Metric::Capacity => "capacity",
         }
     }
 
     /// The unit of the report, the CSV and the comparison.
     pub fn unit(self) -> &'static str {
         match self {
-            Metric::Throughput => "requests/s",
+            Metric::Throughput | Metric::Capacity => "requests/s",
             Metric::P50 | Metric::P99 | Metric::Startup => "ms",
             Metric::CpuPerRequest => "µs",
             Metric::IdleRss | Metric::AfterLoadRss => "MiB",
@@ -78,18 +82,19 @@ impl Metric {
             Metric::IdleRss => "idle RSS (MiB)",
             Metric::AfterLoadRss => "after-load RSS (MiB)",
             Metric::Startup => "start-up to first 200 (ms)",
+            Metric::Capacity => "capacity at the latency objective (req/s)",
         }
     }
 
-    /// Only throughput is better higher; latency, CPU, memory and start-up are better lower.
+    /// Only throughput and capacity are better higher; latency, CPU, memory and start-up are better lower.
     pub fn higher_is_better(self) -> bool {
-        self == Metric::Throughput
+        matches!(self, Metric::Throughput | Metric::Capacity)
     }
 
     /// Whether a loader at its limit distorts the figure: throughput (held back) and latency (the loader's queueing
     /// is in it). CPU per request and memory are the server's own, whoever loads it.
     fn loader_distorts(self) -> bool {
-        matches!(self, Metric::Throughput | Metric::P50 | Metric::P99)
+        matches!(self, Metric::Throughput | Metric::P50 | Metric::P99 | Metric::Capacity)
     }
 }
 
@@ -205,6 +210,22 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
         push(Metric::P99, &s.p99_ms);
         if let Some(cpu) = &s.server_cpu_us_per_request {
             push(Metric::CpuPerRequest, cpu);
+        }
+    }
+    for c in b.capacity.iter() {
+        let resolution = 1.0 + c.settings.resolution_percent / 100.0;
+        for s in &c.searches {
+            let Some(rps) = s.capacity() else { continue };
+            let stat = Stat { n: 2, median: rps, min: rps, max: rps * resolution, cv: None };
+            out.push(Figure {
+                subject: s.subject.clone(),
+                cell: Some((s.scenario.clone(), c.settings.connections)),
+                metric: Metric::Capacity,
+                stat,
+                limit: s.bound.then_some(Limit::LoaderLimited),
+                flags: flags(&s.subject, None),
+                verified: verified(&s.subject),
+            });
         }
     }
     for m in &b.memory_summaries {

@@ -58,6 +58,8 @@ pub struct Plan {
     pub server_host: Host,
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
+    /// The capacity search at a latency objective (`capacity/`), when it runs.
+    pub capacity: Option<crate::capacity::phase::CapacityPlan>,
 }
 
 /// The defaults of the settings a command line leaves open: a full run's, and `--quick`'s (see [`FULL`], [`QUICK`]).
@@ -129,17 +131,27 @@ impl Plan {
         if connections.is_empty() || connections.iter().any(|&c| c == 0 || c > 10_000) {
             return Err(usage("--connections: each count must be 1 to 10000"));
         }
-        let cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
+        let mut cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
+        let oha = facts.installed.contains(&Tool::Oha);
+        let least = connections.iter().copied().min().unwrap_or(50);
+        let capacity = crate::capacity::phase::plan(args, &scenarios, least, oha, &mut skipped)?;
+        if args.capacity_only {
+            cells.clear();
+        }
         if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
             return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
         }
-        let open_loop_fractions: Vec<f64> = args.open_loop_rates.iter().copied().filter(|&f| f > 0.0).collect();
+        let open_loop_fractions: Vec<f64> =
+            args.open_loop_rates.iter().flatten().copied().filter(|&f| f > 0.0).collect();
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
         }
         let mut settings = settings(args, defaults, pinning, connections, open_loop_fractions);
         settings.tool = args.tool.or(method.map(|m| m.tool)).unwrap_or(Tool::Wrk);
         (settings.baseline, settings.argv) = (baseline, facts.argv.clone());
+        if args.capacity_only {
+            settings.memory_repeats = 0;
+        }
         Ok(Plan {
             settings,
             subjects,
@@ -153,6 +165,7 @@ impl Plan {
             out: args.out.clone(),
             server_host: facts.server.as_ref().map_or(Host::Local, |s| s.host.clone()),
             skipped,
+            capacity,
         })
     }
 
@@ -443,6 +456,9 @@ pub(crate) mod tests {
         assert_eq!((p.settings.duration_s, p.settings.warmup_s, p.settings.repeats), (15, 5, 3));
         // The store is sized in preflight, from a measured rate, not in the plan.
         assert_eq!(p.post_max_users(), None);
+        // The capacity search: rust and node on GET and POST, and the loader's limit; no fixed-fraction runs.
+        assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 4);
+        assert!(p.estimate().capacity > 0.0 && p.open_loop_runs() == 0);
         assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
     }
 
@@ -453,6 +469,8 @@ pub(crate) mod tests {
             (p.settings.duration_s, p.settings.warmup_s, p.settings.repeats, p.settings.memory_repeats),
             (2, 1, 1, 1)
         );
+        assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 2, "GET only");
+        assert!(p.estimate().capacity > 0.0);
         assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
         // Explicit values win over --quick.
         assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);

@@ -20,9 +20,9 @@ pub use preflight::*;
 pub use runs::*;
 pub use summaries::*;
 
-/// Version of this layout. A report reads this version and version 1 (upgraded on load, see
-/// [`upgrade_from_v1`]) and refuses any other rather than misreading it.
-pub const SCHEMA_VERSION: u32 = 2;
+/// Version of this layout. A report reads this version and every earlier one (version 1 upgraded on load, see
+/// [`upgrade_from_v1`]; version 2 has no capacity search) and refuses any other rather than misreading it.
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Benchmark {
@@ -56,6 +56,10 @@ pub struct Benchmark {
     /// machine, and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub two_hosts: Option<TwoHosts>,
+    /// The capacity search at a latency objective: every step of every search (version 3; absent when it did not
+    /// run, and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<crate::capacity::CapacityRecord>,
 }
 
 /// The server host of a two-host run, and the path between it and the loader, which ran on the machine that
@@ -373,13 +377,13 @@ pub enum ReadError {
     Shape(serde_json::Error),
 }
 
-/// Parses a `benchmark.json` of this version or of version 1, the latter upgraded (see [`upgrade_from_v1`], which
+/// Parses a `benchmark.json` of this version or an earlier one, version 1 upgraded (see [`upgrade_from_v1`], which
 /// recomputes summaries with `summarise`).
 pub fn read(text: &str, summarise: impl Fn(&[LoadRun]) -> Vec<Summary>) -> Result<Benchmark, ReadError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(ReadError::NotJson)?;
     match value.get("schema_version").and_then(serde_json::Value::as_u64) {
         None => return Err(ReadError::NoVersion),
-        Some(v) if v != 1 && v != u64::from(SCHEMA_VERSION) => return Err(ReadError::Version(v)),
+        Some(v) if !(1..=u64::from(SCHEMA_VERSION)).contains(&v) => return Err(ReadError::Version(v)),
         Some(_) => {}
     }
     let bench: Benchmark = serde_json::from_value(value).map_err(ReadError::Shape)?;
