@@ -10,6 +10,7 @@
 //! - `pinning.rs` — which CPUs the servers and the load generator get.
 //! - `estimate.rs` — how many runs, how long, and what the plan announces.
 
+pub mod capacity;
 mod estimate;
 mod facts;
 mod pinning;
@@ -59,7 +60,7 @@ pub struct Plan {
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
     /// The capacity search at a latency objective (`capacity/`), when it runs.
-    pub capacity: Option<crate::capacity::phase::CapacityPlan>,
+    pub capacity: Option<capacity::CapacityPlan>,
 }
 
 /// The defaults of the settings a command line leaves open: a full run's, and `--quick`'s (see [`FULL`], [`QUICK`]).
@@ -134,7 +135,7 @@ impl Plan {
         let mut cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
         let oha = facts.installed.contains(&Tool::Oha);
         let least = connections.iter().copied().min().unwrap_or(50);
-        let capacity = crate::capacity::phase::plan(args, &scenarios, least, oha, &mut skipped)?;
+        let capacity = capacity::plan(args, &scenarios, least, oha, &mut skipped)?;
         if args.capacity_only {
             cells.clear();
         }
