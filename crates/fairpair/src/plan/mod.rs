@@ -10,6 +10,7 @@
 //! - `pinning.rs` — which CPUs the servers and the load generator get.
 //! - `estimate.rs` — how many runs, how long, and what the plan announces.
 
+pub mod capacity;
 mod estimate;
 mod facts;
 mod pinning;
@@ -59,7 +60,7 @@ pub struct Plan {
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
     /// The capacity search at a latency objective (`capacity/`), when it runs.
-    pub capacity: Option<crate::capacity::phase::CapacityPlan>,
+    pub capacity: Option<capacity::CapacityPlan>,
 }
 
 /// The defaults of the settings a command line leaves open: a full run's, and `--quick`'s (see [`FULL`], [`QUICK`]).
@@ -134,7 +135,7 @@ impl Plan {
         let mut cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
         let oha = facts.installed.contains(&Tool::Oha);
         let least = connections.iter().copied().min().unwrap_or(50);
-        let capacity = crate::capacity::phase::plan(args, &scenarios, least, oha, &mut skipped)?;
+        let capacity = capacity::plan(args, &scenarios, least, oha, &mut skipped)?;
         if args.capacity_only {
             cells.clear();
         }
@@ -365,7 +366,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn args(words: &[&str]) -> RunArgs {
+    pub(crate) fn args(words: &[&str]) -> RunArgs {
         use clap::Parser;
         Wrapper::try_parse_from([&["fairpair"], words].concat()).unwrap().args
     }
@@ -376,7 +377,7 @@ pub(crate) mod tests {
     }
 
     /// The same, on a machine whose allowed CPUs are `allowed`.
-    fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
+    pub(crate) fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
         Plan::new(&args(words), &facts(allowed))
     }
 
@@ -408,26 +409,6 @@ pub(crate) mod tests {
             let err = plan(&["--subjects", "rust,node,ceiling", "--baseline", bad]).unwrap_err().to_string();
             assert!(err.contains("--baseline") && err.contains("one of: rust, node"), "{bad}: {err}");
         }
-    }
-
-    #[test]
-    fn a_running_service_is_a_subject_the_harness_does_not_start() {
-        let p =
-            plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
-        let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
-        assert!(
-            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
-        );
-        assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
-        assert_eq!(p.level_for(svc), contract::Level::Api);
-        assert_eq!(p.memory_runs(), 2, "memory runs for rust only");
-        assert!(p.cells.iter().all(|c| c.subjects.len() == 2), "loaded like the others");
-        // A URL the facts found no address for: their reason is the error.
-        let mut f = facts(&[0, 1]);
-        f.addresses
-            .insert("http://127.0.0.1:8000/users".into(), Err("expected http://HOST:PORT without a path".into()));
-        let err = Plan::new(&args(&["--subject", "svc=http://127.0.0.1:8000/users"]), &f).unwrap_err().to_string();
-        assert!(err.contains("without a path"), "{err}");
     }
 
     #[test]
@@ -474,52 +455,6 @@ pub(crate) mod tests {
         assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
         // Explicit values win over --quick.
         assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);
-    }
-
-    #[test]
-    fn multi_worker_subjects_get_one_worker_per_server_cpu() {
-        // (allowed CPUs, flags, server CPUs): unpinned, the servers may use every allowed CPU; pinned, their share.
-        let cases: [(&[usize], &[&str], u32); 3] = [
-            (&[0, 1], &["--no-pin"], 2),
-            (&[0, 1, 2, 3, 4, 5], &["--no-pin"], 6),
-            (&[0, 1, 2, 3], &["--server-cpus", "0-2", "--loader-cpus", "3"], 3),
-        ];
-        for (allowed, flags, server_cpus) in cases {
-            let p = plan_on(allowed, flags).unwrap();
-            let case = format!("{flags:?} on CPUs {allowed:?}");
-            let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap_or_else(|| panic!("{case}"));
-            assert_eq!(multi.workers, Some(server_cpus), "{case}");
-            let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap_or_else(|| panic!("{case}"));
-            assert_eq!(cluster.workers, Some(server_cpus), "{case}");
-            assert!(cluster.per_worker_store, "{case}");
-        }
-        // One server CPU: left out, and said so.
-        let p = plan_on(&[0], &["--no-pin"]).unwrap();
-        assert!(p.subjects.iter().all(|s| s.name != "rust-multi" && s.name != "node-cluster"));
-        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
-    }
-
-    #[test]
-    fn the_ceiling_is_not_loaded_with_posts() {
-        let p = plan(&["--subjects", "ceiling,rust", "--scenarios", "post", "--server-cpus", "0"]).unwrap();
-        assert!(p.cells.iter().all(|c| c.subjects.iter().all(|&i| p.subjects[i].name == "rust")));
-        assert!(p.skipped.iter().any(|s| s.starts_with("ceiling on post")));
-    }
-
-    #[test]
-    fn a_missing_program_is_named_where_it_was_looked_for() {
-        let mut f = facts(&[0, 1]);
-        f.programs.missing = vec!["users-server".into()];
-        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
-        assert_eq!(e, "the Rust server not found at users-server (cargo build --release -p users-server)");
-        f.programs.host = Some("the server host bench".into());
-        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
-        assert!(e.ends_with("on the server host bench (cargo build --release -p users-server, there)"), "{e}");
-        // Without the ceiling, preflight has nothing to measure the loader against.
-        f.programs.missing = vec!["ceiling".into()];
-        assert!(Plan::new(&args(&["--subjects", "rust"]), &f).unwrap().capacity_target.is_none());
-        let target = plan(&["--subjects", "rust"]).unwrap().capacity_target.unwrap();
-        assert_eq!((target.name.as_str(), target.workers, target.get_only), ("ceiling", Some(1), true));
     }
 
     #[test]
@@ -574,9 +509,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_custom_subject_may_not_run_on_a_server_host() {
-        let e = subjects::check_two_host_subjects(&args(&["--subject", "mine=python3 m.py {port}"])).unwrap_err();
-        assert!(e.to_string().contains("runs on this machine only"), "{e}");
-        assert!(subjects::check_two_host_subjects(&args(&["--subject", "svc=http://10.0.0.2:80"])).is_ok());
+    fn on_two_hosts_the_server_hosts_facts_decide() {
+        let mut f = facts(&[0, 1]);
+        let host = Host::Ssh(crate::host::SshHost::new("bench@server", "/srv/fairpair", None));
+        f.server = Some(ServerSide { host, cpus: vec![0, 1, 2, 3] });
+        let p = Plan::new(&args(&[]), &f).unwrap();
+        assert_eq!((p.settings.server_cpus.len(), p.settings.loader_cpus.len(), p.settings.pinned), (4, 2, true));
+        let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap();
+        assert_eq!(multi.workers, Some(4), "one worker per CPU of the server host");
+        assert!(!p.server_host.is_local());
+        assert_eq!(p.capacity_target.unwrap().workers, Some(4));
     }
 }
