@@ -147,7 +147,7 @@ impl Plan {
 
     /// The plan of a run whose subjects run on `server` (a connected server host), or here without one.
     pub fn from_args_on(args: &RunArgs, server: Option<&ServerSide>) -> Result<Plan> {
-        let mut plan = Plan::for_hosts(args, procstat::allowed_cpus(), server)?;
+        let mut plan = Plan::for_hosts(args, Host::Local.allowed_cpus()?, server)?;
         plan.settings.argv = std::env::args().collect();
         Ok(plan)
     }
@@ -942,7 +942,7 @@ mod tests {
 
     /// A plan from command-line words, with stand-in binaries (any existing file will do: nothing is run).
     fn plan(words: &[&str]) -> Result<Plan> {
-        plan_on(&procstat::allowed_cpus(), words)
+        plan_on(&Host::Local.allowed_cpus().unwrap(), words)
     }
 
     /// The same, on a machine whose allowed CPUs are `allowed`.
