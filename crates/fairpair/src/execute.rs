@@ -320,8 +320,8 @@ impl<'a> Execution<'a> {
         let plan = self.plan;
         for spec in plan.subjects.iter().filter(|s| !s.started_by_harness()) {
             self.bench.skipped.push(format!(
-                "{}: memory and start-up not measured, and its CPU only from the owner of its listening socket when \
-                 that is on this machine (a running service at {} that fairpair neither started nor pinned)",
+                "{}: server CPU, memory and start-up not measured (a running service at {} that fairpair neither \
+                 started nor pinned, so it cannot read all its processes)",
                 spec.name,
                 spec.command_template()
             ));

@@ -57,9 +57,6 @@ pub struct RunRecord {
     pub loader_cpu_percent: f64,
     /// CPU time around the measured load: the server's, other processes', the hypervisor's.
     pub sampled: Sampled,
-    /// Whether the server's processes were known, so `sampled.server_ticks` are its CPU time: always for a subject
-    /// fairpair started; for a running service, when the owner of its listening socket is on this machine.
-    pub server_measured: bool,
     /// The subject's memory (idle, after the load), when asked for and readable.
     pub memory: Option<(Memory, Memory)>,
 }
@@ -284,7 +281,6 @@ impl<'a> Runner<'a> {
             None => None,
         };
         let (server_command, startup, server_here) = (server.command.clone(), server.startup, server.host.is_local());
-        let server_measured = server.pid != 0;
         server.stop()?;
         Ok(RunRecord {
             server_command,
@@ -295,7 +291,6 @@ impl<'a> Runner<'a> {
             warmup,
             loader_cpu_percent: plan.loader_cpu_percent(spec.tool, load.cpu_us, load.wall_s),
             sampled: Sampled::between(&before, &after, load.cpu_us / 1e6 * self.hz, server_here),
-            server_measured,
             load,
             memory,
         })
@@ -373,7 +368,9 @@ impl<'a> Runner<'a> {
     ) -> Result<LoadRun> {
         let rec = self.run(&RunSpec { max_users, ..self.spec(spec, scenario, connections) })?;
         let r = rec.load.result;
-        // A service whose processes are not known: its CPU is not measured (None), not 0.
+        // A service the harness did not start is not measured (None, not 0): the owner of its listening socket, when
+        // on this machine, is read only to keep its CPU out of the other processes' figure, as it may be one of many.
+        let outside = !spec.started_by_harness();
         let server_cpu_ms = rec.sampled.server_ticks as f64 * 1000.0 / self.hz;
         Ok(LoadRun {
             subject: spec.name.clone(),
@@ -391,8 +388,7 @@ impl<'a> Runner<'a> {
             errors: r.errors,
             non_2xx: r.non_2xx,
             server_cpu_ms,
-            server_cpu_us_per_request: (r.requests > 0 && rec.server_measured)
-                .then(|| server_cpu_ms * 1000.0 / r.requests as f64),
+            server_cpu_us_per_request: (r.requests > 0 && !outside).then(|| server_cpu_ms * 1000.0 / r.requests as f64),
             loader_cpu_percent: rec.loader_cpu_percent,
             loader_bound: rec.loader_cpu_percent >= LOADER_BOUND_PERCENT,
             other_cpu_percent: rec.sampled.other_cpu_percent,

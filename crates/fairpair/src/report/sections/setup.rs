@@ -165,9 +165,9 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
     if !services.is_empty() {
         items.push(format!(
             "{}: running services fairpair neither started nor pinned (`--subject NAME=URL`): the same process \
-             served every run (no fresh start), on whatever CPUs it had, the load generator's included; their memory \
-             and start-up are not measured, and their CPU only when the owner of the listening socket is on this \
-             machine (that process tree's, then kept out of the other processes' figure).",
+             served every run (no fresh start), on whatever CPUs it had, the load generator's included; their CPU, \
+             memory and start-up are not measured. When the owner of the listening socket is on this machine, its \
+             CPU time is kept out of the other processes' figure (the busy-machine test).",
             services.join(", ")
         ));
     }
