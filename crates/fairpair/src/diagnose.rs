@@ -180,8 +180,8 @@ pub fn diagnose(b: &Benchmark) -> Vec<Diagnosis> {
     out
 }
 
-/// A subject started by the harness listens on 127.0.0.1 (on two hosts, the server host's address: not loopback);
-/// a running service given by URL is on loopback when its host is.
+/// A subject started by the harness listens on 127.0.0.1; a running service given by URL is on loopback when the
+/// URL's host is.
 fn is_loopback(subject: &SubjectRecord) -> bool {
     match subject.kind {
         SubjectKind::External => {

@@ -24,7 +24,7 @@ use crate::schema::*;
 use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
-use crate::tools::{self, LoadTool};
+use crate::tools::{self, LoadTool, Tool};
 use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
@@ -40,7 +40,7 @@ struct Execution<'a> {
 /// Runs the plan: preflight, then the phases; `benchmark.json` in the plan's output directory is rewritten after every
 /// run (marked incomplete) and once more at the end (complete). Returns the finished results.
 pub fn run(plan: &Plan) -> Result<Benchmark> {
-    let tool = tools::by_name(&plan.settings.tool).expect("checked by the plan");
+    let tool = plan.settings.tool.adapter();
     tools::require(tool.as_ref())?;
     if plan.settings.pinned && !tools::installed("taskset") {
         return Err(crate::usage("taskset (util-linux) not found: install util-linux, or pass --no-pin"));
@@ -188,10 +188,10 @@ pub fn partial(bench: &Benchmark) -> Benchmark {
 /// Load tool name → version line, for the environment record.
 fn tool_versions() -> BTreeMap<String, String> {
     let mut versions = BTreeMap::new();
-    for name in tools::NAMES {
-        let t = tools::by_name(name).expect("known tool");
+    for &tool in Tool::ALL {
+        let t = tool.adapter();
         let v = if t.available() { t.version() } else { "not installed".into() };
-        versions.insert(name.to_string(), v);
+        versions.insert(tool.name().to_string(), v);
     }
     versions
 }
@@ -211,7 +211,7 @@ fn prepare_scripts(
         }
         records.push(ScenarioRecord {
             name: s.name.clone(),
-            method: s.method.clone(),
+            method: s.method.to_string(),
             path: s.path.clone(),
             body: s.body.clone(),
             wrk_script: written.and_then(|(_, text)| text),
@@ -237,20 +237,14 @@ struct OpenLoopRates<'a> {
     rates: Vec<(f64, f64)>,
 }
 
-/// The tool of the open-loop phase at `rate`: oha when it is installed, else autocannon when it can hold the rate;
-/// otherwise why there is none.
-fn open_loop_tool(rate: f64) -> std::result::Result<Box<dyn LoadTool>, String> {
-    if tools::installed("oha") {
-        Ok(tools::by_name("oha").expect("known"))
-    } else if tools::installed("autocannon") && rate <= tools::autocannon::MAX_RATE {
-        Ok(tools::by_name("autocannon").expect("known"))
-    } else if tools::installed("autocannon") {
-        Err(format!(
-            "autocannon cannot hold {rate:.0} requests/s on one core (about {:.0} at most)",
-            tools::autocannon::MAX_RATE
-        ))
-    } else {
-        Err("neither oha nor autocannon is installed".to_string())
+/// The plan's open-loop tool, when it can hold `rate`; otherwise why there is none.
+fn open_loop_tool(plan: &Plan, rate: f64) -> std::result::Result<Box<dyn LoadTool>, String> {
+    let tool = plan.open_loop_tool.ok_or("neither oha nor autocannon is installed")?.adapter();
+    match tool.open_loop().and_then(|o| o.max_rate) {
+        Some(max) if rate > max => {
+            Err(format!("{} cannot hold {rate:.0} requests/s on one core (about {max:.0} at most)", tool.name()))
+        }
+        _ => Ok(tool),
     }
 }
 
@@ -349,7 +343,7 @@ impl<'a> Execution<'a> {
             skipped.push("open-loop phase: disabled (--open-loop-rates 0)".into());
             return None;
         }
-        let Some(scenario) = plan.scenarios.iter().find(|s| s.name == "get") else {
+        let Some(scenario) = plan.open_loop_scenario() else {
             skipped.push("open-loop phase: it runs on the get scenario, which is not in this plan".into());
             return None;
         };
@@ -358,7 +352,7 @@ impl<'a> Execution<'a> {
             .bench
             .summaries
             .iter()
-            .filter(|s| s.scenario == "get" && s.connections == connections)
+            .filter(|s| s.scenario == scenario.name && s.connections == connections)
             .map(|s| (s.requests_per_sec.median, s.subject.clone()))
             .min_by(|a, b| a.0.total_cmp(&b.0));
         let Some((slowest_rps, slowest_name)) = slowest else {
@@ -375,7 +369,7 @@ impl<'a> Execution<'a> {
         let Some(OpenLoopRates { scenario, slowest_name, rates }) = self.open_loop_rates() else { return };
         let connections = self.bench.settings.open_loop_connections;
         for (fraction, rate) in rates {
-            let tool = match open_loop_tool(rate) {
+            let tool = match open_loop_tool(plan, rate) {
                 Ok(tool) => tool,
                 Err(why) => {
                     self.bench.skipped.push(format!(

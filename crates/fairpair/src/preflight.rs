@@ -227,30 +227,18 @@ fn calibration_spec<'a>(
 fn measure_capacity(
     plan: &Plan,
     stage: &Stage,
-    target: &std::path::Path,
+    spec: &SubjectSpec,
     scenario: &Scenario,
     connections: u32,
 ) -> Result<LoaderCapacity> {
-    let spec = SubjectSpec {
-        name: "ceiling".into(),
-        kind: Kind::Builtin {
-            program: vec![target.display().to_string()],
-            accepts_max_users: false,
-            implements_contract: false,
-        },
-        workers: Some(plan.settings.server_cpus.len().max(1) as u32),
-        get_only: true,
-        ready_path: "/health".into(),
-        per_worker_store: false,
-    };
     let rec =
-        stage.runner.run(&calibration_spec(plan, stage, &spec, scenario, connections)).context("loader capacity")?;
+        stage.runner.run(&calibration_spec(plan, stage, spec, scenario, connections)).context("loader capacity")?;
     let (inv, cpu_percent, machine_idle) = (rec.load, rec.loader_cpu_percent, rec.machine_idle);
     let (capacity, basis) = capacity_from(inv.result.requests_per_sec, cpu_percent);
     Ok(LoaderCapacity {
         scenario: scenario.name.clone(),
         connections,
-        target: "ceiling".into(),
+        target: spec.name.clone(),
         command: inv.command,
         loader_capacity_rps: capacity,
         measured_rps: inv.result.requests_per_sec,

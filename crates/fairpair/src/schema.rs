@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::kinds::{Preset, Tool};
 use crate::stats::Stat;
 
 /// Version of this layout. A report reads this version and version 1 (upgraded on load, see
@@ -119,8 +120,8 @@ pub struct Environment {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
-    /// Closed-loop load tool: `wrk`, `oha` or `autocannon`.
-    pub tool: String,
+    /// Closed-loop load tool: `wrk`, `oha`, `autocannon`, `ab` or `bombardier`.
+    pub tool: Tool,
     pub connections: Vec<u32>,
     pub duration_s: u64,
     pub warmup_s: u64,
@@ -136,11 +137,12 @@ pub struct Settings {
     /// `idle_threshold_percent` of the machine.
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
-    /// `--post-max-users` as given: the store every POST run starts with; 0 when not given, the store is then sized in
-    /// preflight from the measured POST rate (`Preflight::store`). Version 1: the store of every POST run, sized from a
+    /// `--post-max-users` as given: the store every POST run starts with; `None` (written 0, as it always was) when not
+    /// given, the store is then sized in preflight from the measured POST rate (`Preflight::store`). Version 1: the store of every POST run, sized from a
     /// fixed guess. Each run records the store it got (`LoadRun::max_users`): a rerun after a full store gets a
     /// larger one, which the later runs keep.
-    pub post_max_users: u64,
+    #[serde(with = "zero_is_none")]
+    pub post_max_users: Option<u64>,
     /// Open-loop rates as fractions of the slowest subject's median GET throughput.
     pub open_loop_fractions: Vec<f64>,
     pub open_loop_duration_s: u64,
@@ -154,8 +156,33 @@ pub struct Settings {
     /// `--baseline`: the subject ratios are taken against; absent, the first built-in subject that implements the API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// `--preset`: the published study whose method the run reproduced. Absent without one, and in files written
+    /// before this field existed (see [`Settings::preset_used`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
     /// The command line `fairpair` was started with.
     pub argv: Vec<String>,
+}
+
+/// A count whose absence `benchmark.json` writes as 0, as it did before the type said so.
+mod zero_is_none {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(value.unwrap_or(0))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        Ok(Some(u64::deserialize(d)?).filter(|&n| n > 0))
+    }
+}
+
+impl Settings {
+    /// The run's preset: the recorded field, or, in a file written before it existed, the `--preset` of the recorded
+    /// command line.
+    pub fn preset_used(&self) -> Option<Preset> {
+        self.preset.or_else(|| Preset::from_argv(&self.argv))
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

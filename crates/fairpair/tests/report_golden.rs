@@ -96,3 +96,70 @@ fn files_of_another_schema_version_are_refused() {
     assert!(report::load(&path).unwrap_err().to_string().contains("schema version 3"));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Every `benchmark.json` committed under docs/results, and the golden fixture.
+fn every_result() -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.ends_with("benchmark.json") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = vec![golden_dir().join("benchmark.json")];
+    walk(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results"), &mut out);
+    out.sort();
+    out
+}
+
+/// The words a summary cell may use to say how far to trust its ratio; one of them in every cell.
+const TRUST: [&str; 7] = [
+    "(beyond the noise)",
+    "(within the noise)",
+    "(a lower bound: ",
+    "(an upper bound: ",
+    "(both held by the loader)",
+    "left out: ",
+    "(one run: noise not measured)",
+];
+
+#[test]
+fn every_report_opens_with_its_summary_and_every_verdict_says_how_far_to_trust_it() {
+    let files = every_result();
+    assert!(files.len() >= 3, "{files:?}");
+    for file in files {
+        let (md, _) = report::render(&report::load(&file).unwrap());
+        let sections: Vec<&str> = md.split("\n## ").collect();
+        assert!(sections[0].starts_with("# fairpair report"), "{}", file.display());
+        let summary = sections[1];
+        assert!(summary.starts_with("Summary\n"), "{}: the first section is not the summary", file.display());
+        let rows: Vec<&str> = summary.lines().filter(|l| l.starts_with('|') && !l.starts_with("|---")).collect();
+        // Two tables (per cell, then memory), each a header row and at least one row.
+        assert!(rows.len() >= 2, "{}: no summary table:\n{summary}", file.display());
+        let cells: Vec<&str> = rows
+            .iter()
+            .filter(|r| !r.contains("| throughput |") && !r.contains("| idle RSS |"))
+            .flat_map(|r| r.trim_matches('|').split(" | ").skip(1))
+            .collect();
+        assert!(!cells.is_empty(), "{}", file.display());
+        for cell in cells {
+            assert!(TRUST.iter().any(|w| cell.contains(w)), "{}: {cell:?} says nothing of the noise", file.display());
+        }
+    }
+}
+
+#[test]
+fn the_console_ends_with_the_summary_s_verdicts() {
+    let bench = report::load(&golden_dir().join("benchmark.json")).unwrap();
+    let lines = report::verdict_lines(&bench);
+    let (md, _) = report::render(&bench);
+    assert!(
+        lines[0].starts_with("beta (UNVERIFIED) / alpha (UNVERIFIED), get at 8: throughput 0.88× (within the noise)")
+    );
+    // The same words as the report's summary table.
+    assert!(md.contains("| get, 8 connections | 0.88× (within the noise) |"), "{md}");
+    assert!(lines.iter().any(|l| l.contains("memory and start-up: idle RSS 1.00× (within the noise)")), "{lines:?}");
+}

@@ -7,55 +7,34 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, Tool, from_json, request_args, words};
 use crate::schema::Latency;
 
 pub struct Oha;
 
 impl LoadTool for Oha {
-    fn name(&self) -> &'static str {
-        "oha"
+    fn kind(&self) -> Tool {
+        Tool::Oha
     }
     fn program(&self) -> &'static str {
         "oha"
     }
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
-        let mut v = vec![
-            "oha".to_string(),
-            "--no-tui".into(),
-            "--output-format".into(),
-            "json".into(),
-            "-c".into(),
-            spec.connections.to_string(),
-            "-z".into(),
-            format!("{}s", spec.duration_s),
-        ];
+        let (c, z) = (spec.connections.to_string(), format!("{}s", spec.duration_s));
+        let mut v = words(&["oha", "--no-tui", "--output-format", "json", "-c", &c, "-z", &z]);
         if let Some(rate) = spec.rate {
-            v.push("-q".into());
-            v.push(format!("{}", rate.round() as u64));
-            v.push("--latency-correction".into());
+            v.extend(["-q".to_string(), format!("{}", rate.round() as u64), "--latency-correction".into()]);
         }
-        if spec.method != "GET" {
-            v.push("-m".into());
-            v.push(spec.method.clone());
-        }
-        if let Some(body) = &spec.body {
-            v.push("-H".into());
-            v.push("Content-Type: application/json".into());
-            v.push("-d".into());
-            v.push(body.clone());
-        }
-        v.push(spec.url.clone());
+        v.extend(request_args(spec, "Content-Type: application/json", "-d"));
         v
     }
 
     fn parse(&self, stdout: &str) -> Result<LoadResult> {
-        let start = stdout.find('{').ok_or_else(|| anyhow!("no JSON in oha's output"))?;
-        let out: Output = from_json("oha", stdout[start..].trim())?;
+        let out: Output = from_json("oha", stdout)?;
         let ms = |s: f64| s * 1000.0;
         let responses: u64 = out.status_code_distribution.values().sum();
         let non_2xx =

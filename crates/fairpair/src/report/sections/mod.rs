@@ -5,4 +5,5 @@ pub mod figures;
 pub mod notes;
 pub mod published;
 pub mod setup;
+pub mod summary;
 pub mod verdicts;
