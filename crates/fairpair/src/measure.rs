@@ -19,7 +19,7 @@ use crate::plan::{Plan, Scenario};
 use crate::procstat::{self, MachineTicks};
 use crate::schema::{LoadRun, Memory, MemoryRun, NetworkBytes, OpenLoopRun};
 use crate::store::{self, Calibration};
-use crate::subject::{self, Running, SubjectSpec};
+use crate::subject::{self, Running, StartOptions, SubjectSpec};
 use crate::summary::LOADER_BOUND_PERCENT;
 use crate::tools::{self, Invocation, LoadSpec, LoadTool};
 
@@ -247,13 +247,19 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// Starts a fresh subject as the plan says (pinned, on its host), with a store of `max_users` and a head time
+    /// limit when given: the only place the harness starts a subject, for a run or for its verification.
+    pub fn start(&self, spec: &SubjectSpec, max_users: Option<u64>, header_timeout_ms: Option<u64>) -> Result<Running> {
+        subject::start(spec, &StartOptions { header_timeout_ms, ..self.plan.start_options(max_users) })
+    }
+
     /// The run procedure: waits (bounded) for an idle machine, starts a fresh subject, warms it up, loads it with
     /// `/proc` sampled around the load (and its memory read before and after, when asked), and stops it.
     pub fn run(&self, spec: &RunSpec) -> Result<RunRecord> {
         let plan = self.plan;
         let (idle_wait_s, machine_idle) =
             wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
-        let server = subject::start(spec.subject, &plan.start_options(spec.max_users))?;
+        let server = self.start(spec.subject, spec.max_users, None)?;
         let listen_backlog = server.host.listen_backlog(server.addr.port());
         let memory_of = |server: &Running| server.host.tree_memory(server.pid);
         let idle = match spec.memory_after {

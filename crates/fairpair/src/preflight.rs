@@ -65,7 +65,7 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         if spec.implements_contract() {
             (stage.say)(format!("verifying {} (contract level {})", spec.name, plan.level_for(spec)));
         }
-        let measurable = verify_one(plan, spec, &mut out);
+        let measurable = verify_one(plan, stage, spec, &mut out);
         out.measurable[i] = measurable;
         // Said at once, not only in the report: a subject that will not be measured is the first thing to know.
         let verification = &out.subjects.last().expect("verify_one records the subject").verification;
@@ -164,9 +164,10 @@ pub fn verdict_line(name: &str, v: &crate::schema::Verification, measurable: boo
 /// Verifies one subject; returns whether it may be measured.
 /// A subject that does not start (it exits, or never answers 200) is left out like one that fails: loudly, the
 /// others measured, and `fairpair run` exits 1 at the end.
-fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> bool {
+fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, out: &mut Outcome) -> bool {
     let level = plan.level_for(spec);
-    let mut verification = verify::verify_subject(spec, &plan.start_options(None), level).unwrap_or_else(|e| {
+    let start = |r: &contract::Requires| stage.runner.start(spec, r.max_users, r.header_timeout_ms);
+    let mut verification = verify::verify_subject(spec, level, &start).unwrap_or_else(|e| {
         out.skipped.push(format!("{}: did not start ({e:#}), so it is not measured", spec.name));
         Verification {
             status: VerificationStatus::DidNotStart,
