@@ -14,9 +14,9 @@
 //! - It halves the rate until a step meets the objective; the lowest rate it tries is [`LOWEST_FRACTION`] of the
 //!   first, below which it reports "no rate meets the objective" (naming the lowest rate tried).
 //! - It bisects (geometrically) between the last passing and the first failing rate until they are within the
-//!   resolution, then repeats the passing rate. When the repeat fails too, that rate counts as failing, and the
-//!   search steps down by the resolution until a rate passes, and confirms that one: a capacity has passed twice and
-//!   the rate one resolution step above it has failed.
+//!   resolution, then repeats the passing rate. When the repeat fails, that rate counts as failing and the search
+//!   starts again below it (halving, then bisecting): a capacity has passed twice, and the rate one resolution step
+//!   above it has failed. After [`MAX_STEPS`] it stops, with the last passing rate marked unconfirmed.
 //! - A capacity of at least [`LOADER_BOUND_SHARE`] of the loader's own open-loop limit (the same search against the
 //!   `ceiling`, in preflight) is the loader's figure as much as the subject's: it is printed as a bound, `≥ N/s`.
 
@@ -156,6 +156,9 @@ impl Search {
     /// `12,345/s`, `≥ 41,000/s` (a bound), or why there is none.
     pub fn figure(&self) -> String {
         match &self.outcome {
+            Outcome::Found { rps, confirmed: false, .. } => {
+                format!("{}/s (unconfirmed: the search ran out of steps before a repeat passed)", thousands(*rps))
+            }
             Outcome::Found { rps, .. } if self.bound => format!("≥ {}/s", thousands(*rps)),
             Outcome::Found { rps, .. } => format!("{}/s", thousands(*rps)),
             Outcome::NoRate { lowest_rps } => {
@@ -213,12 +216,11 @@ pub fn search(
     // `hi`: the lowest rate that failed; until one has, the upper bound stands in for it, and is tried before a
     // capacity next to it is accepted, so that every capacity has a failing step above it (or is a bound).
     let (mut rate, mut hi, mut lo) = (first, None::<f64>, None::<f64>);
-    let mut down = 0.5;
     let outcome = loop {
-        if steps.len() >= MAX_STEPS {
+        if let Some(last) = steps.last().filter(|_| steps.len() >= MAX_STEPS) {
             break match lo {
                 Some(rps) => Outcome::Found { rps, spread_percent: 0.0, confirmed: false },
-                None => Outcome::NoRate { lowest_rps: rate },
+                None => Outcome::NoRate { lowest_rps: last.rate_asked },
             };
         }
         match step(rate, false, &mut steps) {
@@ -230,7 +232,7 @@ pub fn search(
             if rate <= lowest {
                 break Outcome::NoRate { lowest_rps: rate };
             }
-            rate = whole(rate * down).max(lowest);
+            rate = whole(rate / 2.0).max(lowest);
             continue;
         };
         let above = hi.unwrap_or(top);
@@ -247,14 +249,14 @@ pub fn search(
             Ok(true) => {
                 break Outcome::Found { rps: l, spread_percent: repeat_spread(&steps, settings), confirmed: true };
             }
-            // The repeat failed: the rate is not held reliably; step down by the resolution from here on.
+            // The repeat failed: the rate is not held reliably, so it counts as failing, and the search starts again
+            // below it (halving, then bisecting): on a noisy machine the noise is larger than the resolution.
             Ok(false) => {
                 (hi, lo) = (Some(l), None);
-                down = 1.0 / (1.0 + settings.resolution_percent / 100.0);
                 if l <= lowest {
                     break Outcome::NoRate { lowest_rps: l };
                 }
-                rate = whole(l * down).max(lowest);
+                rate = whole(l / 2.0).max(lowest);
             }
         }
     };
@@ -408,9 +410,9 @@ mod tests {
     }
 
     #[test]
-    fn a_repeat_that_fails_steps_down_by_the_resolution() {
+    fn a_repeat_that_fails_makes_that_rate_a_failing_one() {
         // A subject that meets the objective up to 400/s, except that the first repeat of a rate fails: the search
-        // takes that rate as failing and goes on below it until a rate passes twice.
+        // takes that rate as failing and searches below it again until a rate passes twice.
         let (mut seen, mut failed_once) = (Vec::new(), None);
         let (steps, outcome) = search(800.0, &settings(5.0), |r| {
             let flaky = failed_once.is_none() && seen.contains(&r);
