@@ -440,6 +440,43 @@ mod tests {
     }
 
     #[test]
+    fn capacities_are_compared_within_their_resolution() {
+        use crate::capacity::{CapacityRecord, Objective, Outcome, Search, SearchSettings};
+        let with = |rust: f64, node: f64, node_bound: bool| {
+            let search = |subject: &str, rps: f64, bound: bool| Search {
+                subject: subject.into(),
+                scenario: "get".into(),
+                upper_rps: 2.0 * rps,
+                upper_from: "closed-loop".into(),
+                steps: Vec::new(),
+                outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
+                bound,
+            };
+            let (objective, resolution_percent) = (Objective::default(), 5.0);
+            let settings = SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50 };
+            let mut b = file(Vec::new());
+            b.memory_summaries.clear();
+            b.capacity = Some(CapacityRecord {
+                settings,
+                tool: "oha".into(),
+                loader_limit: None,
+                searches: vec![search("rust", rust, false), search("node", node, node_bound)],
+            });
+            b
+        };
+        let c = compare(&with(10_000.0, 5_000.0, false), &with(12_000.0, 4_000.0, true));
+        let rows: Vec<(&str, Metric, Change, bool)> =
+            c.rows.iter().map(|r| (r.subject.as_str(), r.metric, r.change, r.limit.is_some())).collect();
+        // 10,000–10,500 against 12,000–12,600: better; node's new figure is a bound.
+        assert_eq!(
+            rows,
+            [("rust", Metric::Capacity, Change::Better, false), ("node", Metric::Capacity, Change::Worse, true)]
+        );
+        let c = compare(&with(10_000.0, 5_000.0, false), &with(10_400.0, 5_000.0, false));
+        assert!(c.rows.iter().all(|r| r.change == Change::WithinNoise), "within one resolution step");
+    }
+
+    #[test]
     fn committed_runs_of_schema_version_1_are_read() {
         let a = load(&results("epyc-2vcpu-a/benchmark.json")).unwrap();
         assert_eq!(a.schema_version, 1);

@@ -21,7 +21,7 @@
 //! machine, or a server host over OpenSSH, `--server-host`; what is read about either), `tools/` (the load tools
 //! behind one trait, each recording its exact command), `procstat.rs` (the `/proc` formats, parsed), `command.rs`
 //! (running a program, quoting a command line),
-//! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema.rs` (the `benchmark.json`
+//! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema/` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
 //! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side) and `gate.rs` (which of
 //! their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric Format, a
@@ -32,6 +32,7 @@
 //! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
 
 pub mod args;
+pub mod capacity;
 pub mod charts;
 pub mod command;
 pub mod compare;

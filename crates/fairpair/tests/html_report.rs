@@ -102,8 +102,15 @@ fn expected(b: &Benchmark) -> Counts {
         + usize::from(!b.memory_summaries.is_empty())
         + usize::from(published)
         // A two-host run describes its server host in a table of its own, and the network path in another.
-        + 2 * usize::from(b.two_hosts.is_some());
-    let svgs = usize::from(measured) * (1 + 2 * cells.len()) + usize::from(!b.memory_summaries.is_empty());
+        + 2 * usize::from(b.two_hosts.is_some())
+        // The capacity search: its capacities and its steps.
+        + 2 * usize::from(b.capacity.is_some());
+    // One capacity chart per scenario searched.
+    let mut searched: Vec<&str> =
+        b.capacity.iter().flat_map(|c| c.searches.iter().map(|s| s.scenario.as_str())).collect();
+    searched.dedup();
+    let svgs =
+        usize::from(measured) * (1 + 2 * cells.len()) + usize::from(!b.memory_summaries.is_empty()) + searched.len();
     Counts { tables, svgs }
 }
 

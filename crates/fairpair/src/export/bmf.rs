@@ -31,7 +31,7 @@ pub fn write(figures: &[Figure]) -> String {
 /// From the figure's unit to the measure's: ms and µs to ns, MiB to bytes.
 pub fn scale(metric: Metric) -> f64 {
     match metric {
-        Metric::Throughput => 1.0,
+        Metric::Throughput | Metric::Capacity => 1.0,
         Metric::P50 | Metric::P99 | Metric::Startup => 1e6,
         Metric::CpuPerRequest => 1e3,
         Metric::IdleRss | Metric::AfterLoadRss => 1024.0 * 1024.0,

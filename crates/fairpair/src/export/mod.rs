@@ -41,6 +41,9 @@ pub enum Metric {
     IdleRss,
     AfterLoadRss,
     Startup,
+    /// The capacity at the latency objective (`capacity/`): its range is the capacity and one resolution step above
+    /// it, where the boundary lies.
+    Capacity,
 }
 
 impl Metric {
@@ -55,13 +58,14 @@ impl Metric {
             Metric::IdleRss => "rss-idle",
             Metric::AfterLoadRss => "rss-after-load",
             Metric::Startup => "startup",
+            Metric::Capacity => "capacity",
         }
     }
 
     /// The unit of the report, the CSV and the comparison.
     pub fn unit(self) -> &'static str {
         match self {
-            Metric::Throughput => "requests/s",
+            Metric::Throughput | Metric::Capacity => "requests/s",
             Metric::P50 | Metric::P99 | Metric::Startup => "ms",
             Metric::CpuPerRequest => "µs",
             Metric::IdleRss | Metric::AfterLoadRss => "MiB",
@@ -78,18 +82,19 @@ impl Metric {
             Metric::IdleRss => "idle RSS (MiB)",
             Metric::AfterLoadRss => "after-load RSS (MiB)",
             Metric::Startup => "start-up to first 200 (ms)",
+            Metric::Capacity => "capacity at the latency objective (req/s)",
         }
     }
 
-    /// Only throughput is better higher; latency, CPU, memory and start-up are better lower.
+    /// Only throughput and capacity are better higher; latency, CPU, memory and start-up are better lower.
     pub fn higher_is_better(self) -> bool {
-        self == Metric::Throughput
+        matches!(self, Metric::Throughput | Metric::Capacity)
     }
 
     /// Whether a loader at its limit distorts the figure: throughput (held back) and latency (the loader's queueing
     /// is in it). CPU per request and memory are the server's own, whoever loads it.
     fn loader_distorts(self) -> bool {
-        matches!(self, Metric::Throughput | Metric::P50 | Metric::P99)
+        matches!(self, Metric::Throughput | Metric::P50 | Metric::P99 | Metric::Capacity)
     }
 }
 
@@ -208,6 +213,22 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
             push(Metric::CpuPerRequest, cpu);
         }
     }
+    for c in b.capacity.iter() {
+        let resolution = 1.0 + c.settings.resolution_percent / 100.0;
+        for s in &c.searches {
+            let Some(rps) = s.capacity() else { continue };
+            let stat = Stat { n: 2, median: rps, min: rps, max: rps * resolution, cv: None };
+            out.push(Figure {
+                subject: s.subject.clone(),
+                cell: Some((s.scenario.clone(), c.settings.connections)),
+                metric: Metric::Capacity,
+                stat,
+                limit: s.bound.then_some(Limit::LoaderLimited),
+                flags: flags(&s.subject, None),
+                verified: verified(&s.subject),
+            });
+        }
+    }
     for m in &b.memory_summaries {
         for (metric, stat) in [
             (Metric::IdleRss, m.idle_rss_kib.kib_to_mib()),
@@ -226,4 +247,49 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capacity::{CapacityRecord, Objective, Outcome, Search, SearchSettings};
+
+    /// The gate's baseline fixture (rust and mine at get/50) with a capacity search of each, mine's a loader bound.
+    fn with_capacities() -> Benchmark {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gate/baseline.json");
+        let mut b = crate::report::load(std::path::Path::new(path)).unwrap();
+        let search = |subject: &str, rps: f64, bound: bool| Search {
+            subject: subject.into(),
+            scenario: "get".into(),
+            upper_rps: 2.0 * rps,
+            upper_from: "closed-loop".into(),
+            steps: Vec::new(),
+            outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
+            bound,
+        };
+        let (objective, resolution_percent) = (Objective::default(), 5.0);
+        b.capacity = Some(CapacityRecord {
+            settings: SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50 },
+            tool: "oha".into(),
+            loader_limit: None,
+            searches: vec![search("rust", 30_000.0, false), search("mine", 8_000.0, true)],
+        });
+        b
+    }
+
+    #[test]
+    fn a_capacity_is_a_headline_figure_of_the_csv_and_the_bmf() {
+        let b = with_capacities();
+        let csv = export(&b, Format::Csv);
+        assert!(csv.contains("\r\nrust,get,50,capacity,requests/s,30000,30000,31500,2,value,,full\r\n"), "{csv}");
+        assert!(csv.contains("\r\nmine,get,50,capacity,requests/s,8000,8000,8400,2,lower bound,,api\r\n"), "{csv}");
+        let bmf: serde_json::Value = serde_json::from_str(&export(&b, Format::Bmf)).unwrap();
+        let c = &bmf["rust/get/50"]["capacity"];
+        assert_eq!(
+            (c["value"].as_f64(), c["lower_value"].as_f64(), c["upper_value"].as_f64()),
+            (Some(30_000.0), Some(30_000.0), Some(31_500.0))
+        );
+        let values: usize = bmf.as_object().unwrap().values().map(|m| m.as_object().unwrap().len()).sum();
+        assert_eq!(values, csv.lines().count() - 1, "one BMF value per CSV row");
+    }
 }

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::scenarios::parse_scenario;
-use super::subjects::Programs;
+use super::subjects::{CustomKind, Programs, custom_kind};
 use crate::args::RunArgs;
 use crate::host::{Connection, Host, SshHost};
 use crate::kinds::Tool;
@@ -53,9 +53,10 @@ impl Facts {
             bodies.insert(file, text);
         }
         let mut addresses = BTreeMap::new();
-        for url in args.custom_subjects.iter().filter_map(|t| t.split_once('=')).map(|(_, c)| c) {
-            if url.starts_with("http://") {
-                addresses.insert(url.to_string(), crate::verify::parse_url(url).map_err(|e| e.to_string()));
+        for text in &args.custom_subjects {
+            if let Ok((_, CustomKind::Url(url))) = custom_kind(text) {
+                let addr = crate::verify::parse_url(&url).map_err(|e| e.to_string());
+                addresses.insert(url, addr);
             }
         }
         Ok(Facts {

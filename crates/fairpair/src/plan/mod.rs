@@ -10,6 +10,7 @@
 //! - `pinning.rs` — which CPUs the servers and the load generator get.
 //! - `estimate.rs` — how many runs, how long, and what the plan announces.
 
+pub mod capacity;
 mod estimate;
 mod facts;
 mod pinning;
@@ -58,6 +59,8 @@ pub struct Plan {
     pub server_host: Host,
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
+    /// The capacity search at a latency objective (`capacity/`), when it runs.
+    pub capacity: Option<capacity::CapacityPlan>,
 }
 
 /// The defaults of the settings a command line leaves open: a full run's, and `--quick`'s (see [`FULL`], [`QUICK`]).
@@ -129,17 +132,27 @@ impl Plan {
         if connections.is_empty() || connections.iter().any(|&c| c == 0 || c > 10_000) {
             return Err(usage("--connections: each count must be 1 to 10000"));
         }
-        let cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
+        let mut cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
+        let oha = facts.installed.contains(&Tool::Oha);
+        let least = connections.iter().copied().min().unwrap_or(50);
+        let capacity = capacity::plan(args, &scenarios, least, oha, &mut skipped)?;
+        if args.capacity_only {
+            cells.clear();
+        }
         if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
             return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
         }
-        let open_loop_fractions: Vec<f64> = args.open_loop_rates.iter().copied().filter(|&f| f > 0.0).collect();
+        let open_loop_fractions: Vec<f64> =
+            args.open_loop_rates.iter().flatten().copied().filter(|&f| f > 0.0).collect();
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
         }
         let mut settings = settings(args, defaults, pinning, connections, open_loop_fractions);
         settings.tool = args.tool.or(method.map(|m| m.tool)).unwrap_or(Tool::Wrk);
         (settings.baseline, settings.argv) = (baseline, facts.argv.clone());
+        if args.capacity_only {
+            settings.memory_repeats = 0;
+        }
         Ok(Plan {
             settings,
             subjects,
@@ -153,6 +166,7 @@ impl Plan {
             out: args.out.clone(),
             server_host: facts.server.as_ref().map_or(Host::Local, |s| s.host.clone()),
             skipped,
+            capacity,
         })
     }
 
@@ -352,7 +366,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn args(words: &[&str]) -> RunArgs {
+    pub(crate) fn args(words: &[&str]) -> RunArgs {
         use clap::Parser;
         Wrapper::try_parse_from([&["fairpair"], words].concat()).unwrap().args
     }
@@ -363,7 +377,7 @@ pub(crate) mod tests {
     }
 
     /// The same, on a machine whose allowed CPUs are `allowed`.
-    fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
+    pub(crate) fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
         Plan::new(&args(words), &facts(allowed))
     }
 
@@ -398,26 +412,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_running_service_is_a_subject_the_harness_does_not_start() {
-        let p =
-            plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
-        let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
-        assert!(
-            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
-        );
-        assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
-        assert_eq!(p.level_for(svc), contract::Level::Api);
-        assert_eq!(p.memory_runs(), 2, "memory runs for rust only");
-        assert!(p.cells.iter().all(|c| c.subjects.len() == 2), "loaded like the others");
-        // A URL the facts found no address for: their reason is the error.
-        let mut f = facts(&[0, 1]);
-        f.addresses
-            .insert("http://127.0.0.1:8000/users".into(), Err("expected http://HOST:PORT without a path".into()));
-        let err = Plan::new(&args(&["--subject", "svc=http://127.0.0.1:8000/users"]), &f).unwrap_err().to_string();
-        assert!(err.contains("without a path"), "{err}");
-    }
-
-    #[test]
     fn custom_subjects_are_verified_at_api_and_ours_at_full_unless_a_level_is_given() {
         use contract::Level::{Api, Full};
         let words = ["--subjects", "rust", "--subject", "mine=python3 mine.py {port}"];
@@ -443,6 +437,9 @@ pub(crate) mod tests {
         assert_eq!((p.settings.duration_s, p.settings.warmup_s, p.settings.repeats), (15, 5, 3));
         // The store is sized in preflight, from a measured rate, not in the plan.
         assert_eq!(p.post_max_users(), None);
+        // The capacity search: rust and node on GET and POST, and the loader's limit; no fixed-fraction runs.
+        assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 4);
+        assert!(p.estimate().capacity > 0.0 && p.open_loop_runs() == 0);
         assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
     }
 
@@ -453,55 +450,11 @@ pub(crate) mod tests {
             (p.settings.duration_s, p.settings.warmup_s, p.settings.repeats, p.settings.memory_repeats),
             (2, 1, 1, 1)
         );
+        assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 2, "GET only");
+        assert!(p.estimate().capacity > 0.0);
         assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
         // Explicit values win over --quick.
         assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);
-    }
-
-    #[test]
-    fn multi_worker_subjects_get_one_worker_per_server_cpu() {
-        // (allowed CPUs, flags, server CPUs): unpinned, the servers may use every allowed CPU; pinned, their share.
-        let cases: [(&[usize], &[&str], u32); 3] = [
-            (&[0, 1], &["--no-pin"], 2),
-            (&[0, 1, 2, 3, 4, 5], &["--no-pin"], 6),
-            (&[0, 1, 2, 3], &["--server-cpus", "0-2", "--loader-cpus", "3"], 3),
-        ];
-        for (allowed, flags, server_cpus) in cases {
-            let p = plan_on(allowed, flags).unwrap();
-            let case = format!("{flags:?} on CPUs {allowed:?}");
-            let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap_or_else(|| panic!("{case}"));
-            assert_eq!(multi.workers, Some(server_cpus), "{case}");
-            let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap_or_else(|| panic!("{case}"));
-            assert_eq!(cluster.workers, Some(server_cpus), "{case}");
-            assert!(cluster.per_worker_store, "{case}");
-        }
-        // One server CPU: left out, and said so.
-        let p = plan_on(&[0], &["--no-pin"]).unwrap();
-        assert!(p.subjects.iter().all(|s| s.name != "rust-multi" && s.name != "node-cluster"));
-        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
-    }
-
-    #[test]
-    fn the_ceiling_is_not_loaded_with_posts() {
-        let p = plan(&["--subjects", "ceiling,rust", "--scenarios", "post", "--server-cpus", "0"]).unwrap();
-        assert!(p.cells.iter().all(|c| c.subjects.iter().all(|&i| p.subjects[i].name == "rust")));
-        assert!(p.skipped.iter().any(|s| s.starts_with("ceiling on post")));
-    }
-
-    #[test]
-    fn a_missing_program_is_named_where_it_was_looked_for() {
-        let mut f = facts(&[0, 1]);
-        f.programs.missing = vec!["users-server".into()];
-        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
-        assert_eq!(e, "the Rust server not found at users-server (cargo build --release -p users-server)");
-        f.programs.host = Some("the server host bench".into());
-        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
-        assert!(e.ends_with("on the server host bench (cargo build --release -p users-server, there)"), "{e}");
-        // Without the ceiling, preflight has nothing to measure the loader against.
-        f.programs.missing = vec!["ceiling".into()];
-        assert!(Plan::new(&args(&["--subjects", "rust"]), &f).unwrap().capacity_target.is_none());
-        let target = plan(&["--subjects", "rust"]).unwrap().capacity_target.unwrap();
-        assert_eq!((target.name.as_str(), target.workers, target.get_only), ("ceiling", Some(1), true));
     }
 
     #[test]
@@ -556,9 +509,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_custom_subject_may_not_run_on_a_server_host() {
-        let e = subjects::check_two_host_subjects(&args(&["--subject", "mine=python3 m.py {port}"])).unwrap_err();
-        assert!(e.to_string().contains("runs on this machine only"), "{e}");
-        assert!(subjects::check_two_host_subjects(&args(&["--subject", "svc=http://10.0.0.2:80"])).is_ok());
+    fn on_two_hosts_the_server_hosts_facts_decide() {
+        let mut f = facts(&[0, 1]);
+        let host = Host::Ssh(crate::host::SshHost::new("bench@server", "/srv/fairpair", None));
+        f.server = Some(ServerSide { host, cpus: vec![0, 1, 2, 3] });
+        let p = Plan::new(&args(&[]), &f).unwrap();
+        assert_eq!((p.settings.server_cpus.len(), p.settings.loader_cpus.len(), p.settings.pinned), (4, 2, true));
+        let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap();
+        assert_eq!(multi.workers, Some(4), "one worker per CPU of the server host");
+        assert!(!p.server_host.is_local());
+        assert_eq!(p.capacity_target.unwrap().workers, Some(4));
     }
 }

@@ -50,7 +50,7 @@ pub fn load(path: &Path) -> Result<Benchmark> {
             ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
             ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
             ReadError::Version(v) => {
-                format!("{path}: schema version {v}, this fairpair reads versions 1 and {SCHEMA_VERSION}")
+                format!("{path}: schema version {v}, this fairpair reads versions 1 to {SCHEMA_VERSION}")
             }
             ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
         })
@@ -119,6 +119,7 @@ pub fn marked(b: &Benchmark) -> Benchmark {
     b.runs.iter_mut().for_each(|r| mark(&mut r.subject));
     b.open_loop.iter_mut().for_each(|r| mark(&mut r.subject));
     b.memory.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.capacity.iter_mut().flat_map(|c| c.searches.iter_mut()).for_each(|s| mark(&mut s.subject));
     b.summaries.iter_mut().for_each(|s| mark(&mut s.subject));
     b.memory_summaries.iter_mut().for_each(|s| mark(&mut s.subject));
     for f in b.flags.iter_mut() {
@@ -188,6 +189,7 @@ pub fn document(b: &Benchmark) -> Document {
         figures::cpu(&mut doc, b, &cells, &subjects);
     }
     figures::open_loop(&mut doc, b);
+    sections::capacity::capacity(&mut doc, b);
     if figures::memory(&mut doc, b) {
         doc.chart("memory.svg".into(), "memory".into(), charts::memory_chart(&b.memory_summaries), true);
     }

@@ -98,7 +98,7 @@ impl Tool {
     fn install_hint(self) -> &'static str {
         match self {
             Tool::Wrk => "install it with `apt-get install wrk` (or run scripts/compare, which does)",
-            Tool::Oha => "install it with `cargo install oha --locked` (scripts/setup-tools)",
+            Tool::Oha => "install it with `cargo install oha --locked --version 1.16.0` (scripts/setup-tools)",
             Tool::Ab => "install it with `apt-get install apache2-utils` (scripts/setup-tools)",
             Tool::Bombardier => {
                 "install codesenberg/bombardier with `go install github.com/codesenberg/bombardier@latest` \

@@ -1,6 +1,6 @@
 //! oha: Rust, tokio. The one tool here that holds a fixed rate *and* corrects the latencies for coordinated omission
 //! (`-q RATE --latency-correction`), so it is preferred for the open-loop phase when installed
-//! (`cargo install oha --locked`, scripts/setup-tools).
+//! (`cargo install oha --locked --version 1.16.0`, scripts/setup-tools: `--worker-threads` is recent).
 //!
 //! Its JSON (`--output-format json`) gives times in seconds: `summary.requestsPerSec`, `summary.total` (duration),
 //! `summary.slowest`, `latencyPercentiles.p50 … "p99.9"`, `statusCodeDistribution` and `errorDistribution` (counts).
@@ -25,9 +25,16 @@ impl LoadTool for Oha {
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
         let (c, z) = (spec.connections.to_string(), format!("{}s", spec.duration_s));
-        let mut v = words(&["oha", "--no-tui", "--output-format", "json", "-c", &c, "-z", &z]);
+        // oha's default is one worker thread per physical core of the machine, whatever CPUs it is pinned to: two
+        // threads on one loader CPU added milliseconds of its own to every p99 at a fixed rate.
+        let threads = spec.threads.max(1).to_string();
+        let mut v =
+            words(&["oha", "--no-tui", "--output-format", "json", "-c", &c, "-z", &z, "--worker-threads", &threads]);
         if let Some(rate) = spec.rate {
             v.extend(["-q".to_string(), format!("{}", rate.round() as u64), "--latency-correction".into()]);
+            // At a fixed rate the requests still in flight when `-z` ends are the slowest ones: waited for (`-w`),
+            // they count in the percentiles instead of being dropped as "aborted due to deadline".
+            v.push("-w".into());
         }
         v.extend(request_args(spec, "Content-Type: application/json", "-d"));
         v
@@ -64,6 +71,15 @@ impl LoadTool for Oha {
     fn open_loop(&self) -> Option<OpenLoopSupport> {
         Some(OpenLoopSupport { latency_corrected: true, max_rate: None })
     }
+}
+
+/// Requests oha dropped unanswered at its deadline ("aborted due to deadline" in its JSON's `errorDistribution`):
+/// none with `-w`; a capacity step counts any against the objective.
+pub fn aborted(stdout: &str) -> u64 {
+    let Some(start) = stdout.find('{') else { return 0 };
+    from_json::<Output>("oha", stdout[start..].trim())
+        .map(|o| o.error_distribution.iter().filter(|(what, _)| what.contains("deadline")).map(|(_, n)| n).sum())
+        .unwrap_or(0)
 }
 
 /// The parts of oha's JSON the harness reads (times in seconds).

@@ -109,8 +109,8 @@ pub(crate) fn cpu(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], su
     use Align::{Left, Right};
     doc.heading(2, "CPU and machine");
     doc.paragraph(format!(
-        "Server CPU time per request (all its processes, from `/proc`); the load generator's CPU use as a share of \
-         the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the \
+        "Server CPU time per request, median [min–max] over runs (all its processes, from `/proc`); the load \
+         generator's median CPU use as a share of the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the \
          most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening \
          socket got (`ss`, capped by `net.core.somaxconn`).",
         crate::summary::LOADER_BOUND_PERCENT

@@ -94,11 +94,11 @@ impl Answer {
     }
 }
 
-/// One row: a subject against the baseline, in one cell (`scenario`, `connections`) or for memory and start-up.
+/// One row: a subject against the baseline, in one cell ("get, 50 connections") or for memory and start-up.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub subject: String,
-    pub cell: Option<(String, u32)>,
+    pub place: String,
     pub answers: Vec<Answer>,
 }
 
@@ -132,7 +132,8 @@ pub fn verdicts(b: &Benchmark, cells: &[(String, u32)]) -> Verdicts {
         for (scenario, conns) in cells {
             let answers =
                 Headline::ALL.iter().map(|h| cell_answer(b, other, base_name, scenario, *conns, *h)).collect();
-            v.cells.push(Row { subject: other.to_string(), cell: Some((scenario.clone(), *conns)), answers });
+            let place = format!("{scenario}, {}", count(u64::from(*conns), "connection"));
+            v.cells.push(Row { subject: other.to_string(), place, answers });
         }
     }
     if let Some(mb) = b.memory_summary(base_name) {
@@ -145,7 +146,7 @@ pub fn verdicts(b: &Benchmark, cells: &[(String, u32)]) -> Verdicts {
             ];
             let answers =
                 pairs.iter().map(|(a, b)| Answer { ratio: ratio(a.median, b.median), trust: noise(a, b) }).collect();
-            v.memory.push(Row { subject: other.to_string(), cell: None, answers });
+            v.memory.push(Row { subject: other.to_string(), place: "memory and start-up".into(), answers });
         }
     }
     v.baseline = base;
@@ -289,7 +290,6 @@ pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
         doc.list(v.notes.clone());
         return;
     };
-    let single = v.cells.iter().chain(&v.memory).all(|r| Some(&r.subject) == v.cells.first().map(|r| &r.subject));
     if v.cells.is_empty() && v.memory.is_empty() {
         doc.paragraph(format!(
             "No other subject that implements the API was measured beside {base}: no ratio to give; the figures are \
@@ -301,30 +301,20 @@ pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
              and CPU), and how far to trust it."
         ));
     }
-    let first = |r: &Row| if single { format!("{} / {base}", r.subject) } else { "subject / baseline".into() };
-    let label = |r: &Row, what: String| if single { what } else { format!("{}, {what}", r.subject) };
-    if let Some(r) = v.cells.first() {
-        let title = first(r);
+    // With one subject beside the baseline the header names the pair; with more, each row names its subject.
+    let mut subjects = v.cells.iter().chain(&v.memory).map(|r| &r.subject);
+    let first_subject = subjects.next();
+    let single = subjects.all(|s| Some(s) == first_subject);
+    let headlines: Vec<&str> = Headline::ALL.iter().map(|h| h.label()).collect();
+    for (rows, labels) in [(&v.cells, headlines.as_slice()), (&v.memory, MEMORY.as_slice())] {
+        let Some(first) = rows.first() else { continue };
+        let title = if single { format!("{} / {base}", first.subject) } else { "subject / baseline".into() };
         let mut columns = vec![(title.as_str(), Align::Left)];
-        columns.extend(Headline::ALL.iter().map(|h| (h.label(), Align::Left)));
+        columns.extend(labels.iter().map(|l| (*l, Align::Left)));
         let mut t = Table { stacked: true, ..Table::new(&columns) };
-        for r in &v.cells {
-            let (scenario, conns) = r.cell.clone().unwrap_or_default();
-            let mut row = vec![label(r, format!("{scenario}, {}", count(u64::from(conns), "connection")))];
-            row.extend(r.answers.iter().map(Answer::text));
-            t.row(row);
-        }
-        doc.push(crate::report::Block::Table(t));
-    }
-    if let Some(r) = v.memory.first() {
-        let title = first(r);
-        let mut columns = vec![(title.as_str(), Align::Left)];
-        columns.extend(MEMORY.iter().map(|m| (*m, Align::Left)));
-        let mut t = Table { stacked: true, ..Table::new(&columns) };
-        for r in &v.memory {
-            let mut row = vec![label(r, "memory and start-up".into())];
-            row.extend(r.answers.iter().map(Answer::text));
-            t.row(row);
+        for r in rows {
+            let place = if single { r.place.clone() } else { format!("{}, {}", r.subject, r.place) };
+            t.row([vec![place], r.answers.iter().map(Answer::text).collect()].concat());
         }
         doc.push(crate::report::Block::Table(t));
     }
@@ -334,17 +324,15 @@ pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
 /// The verdicts as lines of plain text, the console's closing lines.
 pub fn lines(v: &Verdicts) -> Vec<String> {
     let base = v.baseline.as_deref().unwrap_or_default();
+    let headlines: Vec<&str> = Headline::ALL.iter().map(|h| h.label()).collect();
     let mut out = Vec::new();
-    for r in &v.cells {
-        let (scenario, conns) = r.cell.clone().unwrap_or_default();
-        let figures: Vec<String> =
-            Headline::ALL.iter().zip(&r.answers).map(|(h, a)| format!("{} {}", h.label(), a.text())).collect();
-        out.push(format!("{} / {base}, {scenario} at {conns}: {}", r.subject, figures.join("; ")));
+    for (rows, labels) in [(&v.cells, headlines.as_slice()), (&v.memory, MEMORY.as_slice())] {
+        for r in rows {
+            let figures: Vec<String> =
+                labels.iter().zip(&r.answers).map(|(l, a)| format!("{l} {}", a.text())).collect();
+            out.push(format!("{} / {base}, {}: {}", r.subject, r.place, figures.join("; ")));
+        }
     }
-    for r in &v.memory {
-        let figures: Vec<String> = MEMORY.iter().zip(&r.answers).map(|(m, a)| format!("{m} {}", a.text())).collect();
-        out.push(format!("{} / {base}, memory and start-up: {}", r.subject, figures.join("; ")));
-    }
-    out.extend(v.notes.iter().map(|n| n.replace("**", "").replace('`', "")));
+    out.extend(v.notes.iter().map(|n| n.replace(['*', '`'], "")));
     out
 }
