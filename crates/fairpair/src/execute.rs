@@ -16,21 +16,21 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::measure::{self, Measure};
+use crate::measure::{self, Runner};
 use crate::plan::{Plan, Scenario};
-use crate::preflight;
 use crate::progress::{Phase, Progress};
 use crate::schema::*;
 use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
-use crate::tools::{self, LoadTool};
+use crate::tools::{self, LoadTool, Tool};
+use crate::{capacity, preflight};
 use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
 struct Execution<'a> {
     plan: &'a Plan,
-    measure: Measure<'a>,
+    runner: Runner<'a>,
     progress: Progress,
     bench: Benchmark,
     /// Whether writing the partial file failed once already (said once, not after every run).
@@ -40,7 +40,7 @@ struct Execution<'a> {
 /// Runs the plan: preflight, then the phases; `benchmark.json` in the plan's output directory is rewritten after every
 /// run (marked incomplete) and once more at the end (complete). Returns the finished results.
 pub fn run(plan: &Plan) -> Result<Benchmark> {
-    let tool = tools::by_name(&plan.settings.tool).expect("checked by the plan");
+    let tool = plan.settings.tool.adapter();
     tools::require(tool.as_ref())?;
     if plan.settings.pinned && !tools::installed("taskset") {
         return Err(crate::usage("taskset (util-linux) not found: install util-linux, or pass --no-pin"));
@@ -65,25 +65,26 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     let mut progress = Progress::new(&plan.estimate());
     let (scripts, scenarios) = prepare_scripts(plan, tool.as_ref())?;
 
-    // Preflight: verify, then calibrate; the runs use the plan it revised.
-    let stage = preflight::Stage { tool: tool.as_ref(), scripts: &scripts, say: &|m| progress.status(m) };
+    // Preflight: verify, then calibrate; the runs read its calibration.
+    let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
+    let runner = Runner::new(plan, tool, scripts).with_interface(interface.clone());
+    let stage = preflight::Stage { runner: &runner, say: &|m| progress.status(m) };
     let outcome = preflight::run(plan, &stage)?;
-    preflight::announce(&outcome, &|m| progress.println(m));
-    progress.preflight_done(&outcome.plan.estimate());
-    let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
     // A subject that will not be measured leaves the plan here: no progress lines for runs that will not happen, and
     // an estimate of what is left without them.
-    let settings = revised.settings.clone();
-    let revised = revised.only_measurable(&measurable);
-    if revised.subjects.len() < plan.subjects.len() {
-        replan(&mut progress, &revised);
+    let measured = plan.only_measurable(&outcome.measurable);
+    preflight::announce(&outcome, &measured, &|m| progress.println(m));
+    progress.preflight_done(&measured.estimate());
+    let preflight::Outcome { calibration, subjects, measurable: _, flags: preflight_flags, skipped, record } = outcome;
+    if measured.subjects.len() < plan.subjects.len() {
+        replan(&mut progress, &measured);
     }
     let bench = Benchmark {
         schema_version: SCHEMA_VERSION,
         generator: format!("fairpair {}", env!("CARGO_PKG_VERSION")),
         complete: false,
         environment,
-        settings,
+        settings: plan.settings.clone(),
         subjects,
         scenarios,
         skipped: plan.skipped.iter().cloned().chain(skipped).collect(),
@@ -95,15 +96,17 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         memory_summaries: Vec::new(),
         flags: preflight_flags,
         two_hosts: path.as_ref().map(|(p, _)| p.clone()),
+        capacity: None,
     };
-    let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
-    let measure = Measure::new(&revised, tool, scripts).with_interface(interface.clone());
-    let mut ex = Execution { plan: &revised, measure, progress, bench, save_failed: false };
+    let runner = runner.for_plan(&measured).calibrated(calibration);
+    let mut ex = Execution { plan: &measured, runner, progress, bench, save_failed: false };
     ex.save();
+    ex.loader_limit();
     ex.load_phase();
     ex.bench.summaries = summarise(&ex.bench.runs);
     apply_capacity(&mut ex.bench.summaries, ex.bench.preflight.as_ref());
     ex.open_loop_phase();
+    ex.capacity_phase();
     ex.memory_phase();
     ex.bench.memory_summaries = summarise_memory(&ex.bench.memory);
     let derived = flags(&ex.bench);
@@ -180,10 +183,10 @@ pub fn partial(bench: &Benchmark) -> Benchmark {
 /// Load tool name → version line, for the environment record.
 fn tool_versions() -> BTreeMap<String, String> {
     let mut versions = BTreeMap::new();
-    for name in tools::NAMES {
-        let t = tools::by_name(name).expect("known tool");
+    for &tool in Tool::ALL {
+        let t = tool.adapter();
         let v = if t.available() { t.version() } else { "not installed".into() };
-        versions.insert(name.to_string(), v);
+        versions.insert(tool.name().to_string(), v);
     }
     versions
 }
@@ -203,7 +206,7 @@ fn prepare_scripts(
         }
         records.push(ScenarioRecord {
             name: s.name.clone(),
-            method: s.method.clone(),
+            method: s.method.to_string(),
             path: s.path.clone(),
             body: s.body.clone(),
             wrk_script: written.and_then(|(_, text)| text),
@@ -229,20 +232,14 @@ struct OpenLoopRates<'a> {
     rates: Vec<(f64, f64)>,
 }
 
-/// The tool of the open-loop phase at `rate`: oha when it is installed, else autocannon when it can hold the rate;
-/// otherwise why there is none.
-fn open_loop_tool(rate: f64) -> std::result::Result<Box<dyn LoadTool>, String> {
-    if tools::installed("oha") {
-        Ok(tools::by_name("oha").expect("known"))
-    } else if tools::installed("autocannon") && rate <= tools::autocannon::MAX_RATE {
-        Ok(tools::by_name("autocannon").expect("known"))
-    } else if tools::installed("autocannon") {
-        Err(format!(
-            "autocannon cannot hold {rate:.0} requests/s on one core (about {:.0} at most)",
-            tools::autocannon::MAX_RATE
-        ))
-    } else {
-        Err("neither oha nor autocannon is installed".to_string())
+/// The plan's open-loop tool, when it can hold `rate`; otherwise why there is none.
+fn open_loop_tool(plan: &Plan, rate: f64) -> std::result::Result<Box<dyn LoadTool>, String> {
+    let tool = plan.open_loop_tool.ok_or("neither oha nor autocannon is installed")?.adapter();
+    match tool.open_loop().and_then(|o| o.max_rate) {
+        Some(max) if rate > max => {
+            Err(format!("{} cannot hold {rate:.0} requests/s on one core (about {max:.0} at most)", tool.name()))
+        }
+        _ => Ok(tool),
     }
 }
 
@@ -290,8 +287,7 @@ impl<'a> Execution<'a> {
                         "run {done}/{total}: {} {} c={} #{repeat}",
                         spec.name, scenario.name, cell.connections
                     ));
-                    let store = self.bench.preflight.as_ref().and_then(|p| p.store.as_ref());
-                    let checked = self.measure.checked_run(store, spec, scenario, cell.connections, repeat);
+                    let checked = self.runner.checked_run(spec, scenario, cell.connections, repeat);
                     for note in checked.notes {
                         self.progress.println(note);
                     }
@@ -304,6 +300,83 @@ impl<'a> Execution<'a> {
                     self.progress.ran(Phase::Load, 1);
                 }
             }
+        }
+    }
+
+    /// The loader's own open-loop limit, before the closed-loop runs: the capacity search against the ceiling, below
+    /// the loader capacity preflight measured on GET (a probe when it has none).
+    fn loader_limit(&mut self) {
+        let plan = self.plan;
+        let Some(cap) = &plan.capacity else { return };
+        self.bench.capacity = Some(cap.record());
+        let why = match (&plan.capacity_target, cap.loader_limit) {
+            (_, false) => "--quick leaves it out (a full run measures it)",
+            (None, true) => "the ceiling binary was not found (build it: cargo build --release -p ceiling)",
+            (Some(target), true) => {
+                let scenario = plan.memory_scenario();
+                let upper = self.bench.preflight.as_ref().and_then(|p| {
+                    let measured = p.loader_capacity.iter().filter(|c| c.scenario == scenario.name);
+                    measured.map(|c| c.measured_rps).max_by(f64::total_cmp)
+                });
+                self.progress.println(
+                    "preflight: the loader's open-loop limit (the capacity search against the ceiling)".into(),
+                );
+                let progress = &self.progress;
+                let searcher = capacity::phase::Searcher {
+                    cap,
+                    runner: &self.runner,
+                    status: &|m| progress.status(m),
+                    stepped: &|| progress.ran(Phase::Capacity, 1),
+                };
+                let limit = searcher.search(target, &scenario, upper);
+                self.progress.println(format!("the loader's open-loop limit: {}", limit.figure()));
+                self.bench.capacity.as_mut().expect("set above").loader_limit = Some(limit);
+                self.save();
+                return;
+            }
+        };
+        self.bench.skipped.push(format!(
+            "the loader's open-loop limit: not measured, so no capacity is printed as a bound of the loader: {why}"
+        ));
+    }
+
+    /// The capacity search of every subject on every scenario it serves (see `capacity/`).
+    fn capacity_phase(&mut self) {
+        let plan = self.plan;
+        let Some(cap) = &plan.capacity else { return };
+        for (spec, scenario) in cap.searches(plan) {
+            let connections = cap.settings.connections;
+            let summaries = &self.bench.summaries;
+            let upper = capacity::phase::closed_loop_upper(summaries, &spec.name, &scenario.name, connections);
+            if upper.is_none() && !cap.only {
+                self.bench.skipped.push(format!(
+                    "capacity of {} on {}: no closed-loop throughput was measured to start below",
+                    spec.name, scenario.name
+                ));
+                continue;
+            }
+            let progress = &self.progress;
+            let searcher = capacity::phase::Searcher {
+                cap,
+                runner: &self.runner,
+                status: &|m| progress.status(m),
+                stepped: &|| progress.ran(Phase::Capacity, 1),
+            };
+            let search = searcher.search(spec, scenario, upper);
+            let record = self.bench.capacity.get_or_insert_with(|| cap.record());
+            record.searches.push(search);
+            record.mark_bounds();
+            let s = record.searches.last().expect("pushed");
+            let line = format!(
+                "capacity of {} on {} at {}: {} ({} steps)",
+                s.subject,
+                s.scenario,
+                cap.settings.objective,
+                s.figure(),
+                s.steps.len()
+            );
+            self.progress.println(line);
+            self.save();
         }
     }
 
@@ -321,7 +394,7 @@ impl<'a> Execution<'a> {
         for repeat in 1..=plan.settings.memory_repeats {
             for spec in plan.subjects.iter().filter(|s| s.started_by_harness()) {
                 self.status(format!("memory {} #{repeat}", spec.name));
-                match self.measure.memory_run(spec, repeat) {
+                match self.runner.memory_run(spec, repeat) {
                     Ok(run) => self.bench.memory.push(run),
                     Err(e) => self.failed(spec, None, None, e),
                 }
@@ -338,10 +411,13 @@ impl<'a> Execution<'a> {
         let plan = self.plan;
         let skipped = &mut self.bench.skipped;
         if plan.settings.open_loop_fractions.is_empty() {
-            skipped.push("open-loop phase: disabled (--open-loop-rates 0)".into());
+            // The capacity search replaces the fixed fractions by default; with neither, say so.
+            if plan.capacity.is_none() {
+                skipped.push("open-loop runs: none (--open-loop-rates 0, or no oha for the capacity search)".into());
+            }
             return None;
         }
-        let Some(scenario) = plan.scenarios.iter().find(|s| s.name == "get") else {
+        let Some(scenario) = plan.open_loop_scenario() else {
             skipped.push("open-loop phase: it runs on the get scenario, which is not in this plan".into());
             return None;
         };
@@ -350,7 +426,7 @@ impl<'a> Execution<'a> {
             .bench
             .summaries
             .iter()
-            .filter(|s| s.scenario == "get" && s.connections == connections)
+            .filter(|s| s.scenario == scenario.name && s.connections == connections)
             .map(|s| (s.requests_per_sec.median, s.subject.clone()))
             .min_by(|a, b| a.0.total_cmp(&b.0));
         let Some((slowest_rps, slowest_name)) = slowest else {
@@ -367,7 +443,7 @@ impl<'a> Execution<'a> {
         let Some(OpenLoopRates { scenario, slowest_name, rates }) = self.open_loop_rates() else { return };
         let connections = self.bench.settings.open_loop_connections;
         for (fraction, rate) in rates {
-            let tool = match open_loop_tool(rate) {
+            let tool = match open_loop_tool(plan, rate) {
                 Ok(tool) => tool,
                 Err(why) => {
                     self.bench.skipped.push(format!(
@@ -382,13 +458,13 @@ impl<'a> Execution<'a> {
             };
             for spec in &plan.subjects {
                 self.status(format!("open loop {} at {rate:.0}/s", spec.name));
-                match self.measure.open_loop_run(tool.as_ref(), spec, scenario, connections, fraction, rate) {
+                match self.runner.open_loop_run(tool.as_ref(), spec, scenario, connections, (fraction, rate)) {
                     Ok(run) => {
                         if run.achieved_rps < 0.95 * run.asked_rps {
                             self.bench.flags.push(flag(
                                 FlagKind::RateNotReached,
                                 &spec.name,
-                                Some("get"),
+                                Some(&scenario.name),
                                 Some(connections),
                                 format!(
                                     "{} open loop: asked {:.0} requests/s, achieved {:.0}",

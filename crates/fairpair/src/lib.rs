@@ -1,11 +1,11 @@
-//! fairpair: load two implementations of the same API identically, and report what differs.
+//! fairpair: load implementations of the same API (Rust, Node, Go, or your own) identically, and report what differs.
 //!
 //! The harness behind `fairpair verify`, `fairpair run` and `fairpair report` (the CLI is `src/main.rs`). Data flows
 //! one way through one module per stage:
 //!
 //! - `args.rs` — the command line of `fairpair run`, as clap reads it.
-//! - `plan.rs` — the command line resolved into a [`plan::Plan`]: subjects, scenarios, pinning, phase lengths, and
-//!   the time estimate.
+//! - `plan/` — the command line and the machine's facts (gathered first) resolved into a [`plan::Plan`]: subjects,
+//!   scenarios, pinning, phase lengths, and the time estimate.
 //! - `preflight.rs` — between the plan and the runs: verify every subject, then calibrate the plan to the machine
 //!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
 //! - `execute.rs` — runs the revised plan's phases in order (load, open loop, memory) and collects the raw records;
@@ -19,20 +19,27 @@
 //! processes: start, wait for the first 200, pin, stop the whole process group), `host.rs` (where they run: this
 //! machine, or a server host over OpenSSH, `--server-host`), `tools/` (the load tools behind one
 //! trait, each recording its exact command), `procstat.rs` (CPU time and memory of process trees from `/proc`),
-//! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema.rs` (the `benchmark.json`
+//! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema/` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
-//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side), `text.rs` (how numbers and durations are written),
+//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side) and `gate.rs` (which of
+//! their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric Format, a
+//! comparison as JSON), `text.rs` (how numbers and durations are written),
+//! `kinds.rs` (the enums of the names a run is made of: tools, built-in subjects and scenarios, presets, methods),
 //! `presets.rs` (the published studies' methods and figures).
 //!
 //! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
 
 pub mod args;
+pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod diagnose;
 pub mod env;
 pub mod execute;
+pub mod export;
+pub mod gate;
 pub mod host;
+pub mod kinds;
 pub mod measure;
 pub mod plan;
 pub mod preflight;
@@ -42,6 +49,7 @@ pub mod progress;
 pub mod report;
 pub mod schema;
 pub mod stats;
+pub mod store;
 pub mod subject;
 pub mod summary;
 pub mod text;

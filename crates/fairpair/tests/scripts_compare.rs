@@ -81,10 +81,10 @@ fn the_first_run_installs_oha_and_later_runs_reuse_it() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("scripts/compare: installing oha (first run on this machine"), "{stderr}");
     assert!(stderr.contains("about 10 minutes of compiling on 2 cores, once"), "{stderr}");
-    assert_eq!(m.cargo_calls(), ["install oha --locked"]);
+    assert_eq!(m.cargo_calls(), ["install oha --locked --version 1.16.0"]);
     assert!(m.cargo_home.join("bin/oha").is_file());
     // The script puts $CARGO_HOME/bin on the PATH it gives fairpair, which then chooses the oha just installed.
-    assert!(stderr.contains("fairpair: open-loop tool: oha (latencies corrected"), "{stderr}");
+    assert!(stderr.contains("fairpair: open-loop tool: oha, for the capacity search (latencies corrected"), "{stderr}");
     // The announcement comes before anything else is done.
     assert!(stderr.starts_with("scripts/compare: installing oha"), "{stderr}");
 
@@ -108,7 +108,7 @@ fn quick_and_no_open_loop_install_nothing() {
     let (code, stderr) = m.compare(&["--open-loop-rates", "0"]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(!stderr.contains("oha is not installed") && !stderr.contains("installing"), "{stderr}");
-    assert!(stderr.contains("open-loop phase is disabled"), "{stderr}");
+    assert!(stderr.contains("open-loop tool: none: no capacity search"), "{stderr}");
     assert!(m.cargo_calls().is_empty(), "{:?}", m.cargo_calls());
     assert!(!m.cargo_home.join("bin/oha").exists());
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport};
+use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool, words};
 use crate::schema::Latency;
 
 pub struct Ab;
@@ -31,8 +31,8 @@ pub struct Ab;
 const MAX_REQUESTS_PER_SECOND: u64 = 200_000;
 
 impl LoadTool for Ab {
-    fn name(&self) -> &'static str {
-        "ab"
+    fn kind(&self) -> Tool {
+        Tool::Ab
     }
     fn program(&self) -> &'static str {
         "ab"
@@ -49,15 +49,14 @@ impl LoadTool for Ab {
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
         let requests = (spec.duration_s.max(1) * MAX_REQUESTS_PER_SECOND).min(i32::MAX as u64);
-        let mut v: Vec<String> =
-            ["stdbuf", "-oL", "ab", "-q", "-k", "-r", "-s", "10", "-c"].iter().map(|s| s.to_string()).collect();
-        v.push(spec.connections.max(1).to_string());
+        let mut v =
+            words(&["stdbuf", "-oL", "ab", "-q", "-k", "-r", "-s", "10", "-c", &spec.connections.max(1).to_string()]);
         // -t before -n: -t sets -n to 50,000, and a later -n overrides that.
         v.extend(["-t".into(), spec.duration_s.to_string(), "-n".into(), requests.to_string()]);
         v.extend(["-e".into(), "/dev/stdout".into()]);
         // `-p` makes the request a POST; `-m` names any other method, with or without a body.
-        if spec.method != "GET" && spec.method != "POST" {
-            v.extend(["-m".into(), spec.method.clone()]);
+        if !matches!(spec.method, Method::Get | Method::Post) {
+            v.extend(["-m".into(), spec.method.to_string()]);
         }
         if let Some(body_file) = &spec.script {
             v.extend(["-p".into(), body_file.display().to_string(), "-T".into(), "application/json".into()]);
@@ -149,7 +148,7 @@ mod tests {
     fn spec(method: &str, script: Option<&str>) -> LoadSpec {
         LoadSpec {
             url: "http://127.0.0.1:9/users".into(),
-            method: method.into(),
+            method: Method::from_name(method),
             body: script.map(|_| "{}".into()),
             connections: 50,
             duration_s: 15,

@@ -9,19 +9,26 @@ use crate::text::{number, thousands};
 /// scenario and connection count. Theirs come from another machine and often another method: the section says so,
 /// and gives no ratio between the two columns.
 pub(crate) fn published(doc: &mut Document, b: &Benchmark) {
-    use crate::presets::{Metric, Preset};
+    use crate::kinds::BuiltinSubject;
+    use crate::presets::Metric;
+    use crate::schema::SubjectKind;
     use Align::{Left, Right};
-    use clap::ValueEnum;
-    let Some(preset) = Preset::from_argv(&b.settings.argv) else { return };
+    let Some(preset) = b.settings.preset_used() else { return };
     let Some(study) = preset.study() else { return };
     doc.heading(2, "The study's published figures beside ours");
     doc.paragraph(format!(
         "This run reproduces \"{study}\" (`--preset {}`). The study's method, its machine and how each preset departs \
          from it are in docs/prior-results.md in the fairpair repository. Its figures were measured on another \
          machine, so compare the shape (which subject leads, by how much), not the values.",
-        preset.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+        preset.name()
     ));
-    let measured: Vec<&str> = b.summaries.iter().map(|s| s.subject.as_str()).collect();
+    let builtin = |name: &str| b.subjects.iter().any(|s| s.name == name && s.kind == SubjectKind::Builtin);
+    let measured: Vec<BuiltinSubject> = b
+        .summaries
+        .iter()
+        .filter(|s| builtin(&s.subject))
+        .filter_map(|s| BuiltinSubject::from_name(&s.subject))
+        .collect();
     let departures = preset.departures(b.settings.quick, &measured);
     if !departures.is_empty() {
         doc.paragraph("Where this run departed from the study's method:");
@@ -43,10 +50,13 @@ pub(crate) fn published(doc: &mut Document, b: &Benchmark) {
         let (what, ours) = match p.metric {
             Metric::RequestsPerSec => (
                 "requests/s",
-                b.summary(p.subject, p.scenario, p.connections).map(|s| thousands(s.requests_per_sec.median)),
+                b.summary(p.subject.name(), p.scenario.name(), p.connections)
+                    .map(|s| thousands(s.requests_per_sec.median)),
             ),
-            Metric::RssIdleMb => ("RSS idle, MB", b.memory_summary(p.subject).map(|m| mb(&m.idle_rss_kib))),
-            Metric::RssAfterLoadMb => ("RSS after load, MB", b.memory_summary(p.subject).map(|m| mb(&m.after_rss_kib))),
+            Metric::RssIdleMb => ("RSS idle, MB", b.memory_summary(p.subject.name()).map(|m| mb(&m.idle_rss_kib))),
+            Metric::RssAfterLoadMb => {
+                ("RSS after load, MB", b.memory_summary(p.subject.name()).map(|m| mb(&m.after_rss_kib)))
+            }
         };
         let ours = ours.unwrap_or_else(|| "not measured".into());
         let theirs = if p.metric == Metric::RequestsPerSec { thousands(p.value) } else { number(p.value) };

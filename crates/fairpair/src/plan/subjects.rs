@@ -1,0 +1,309 @@
+//! Subjects: the servers a plan measures. Built-in ones by name (`--subjects`), a user's command
+//! (`--subject NAME='COMMAND with {port}'`) or a service already running (`--subject NAME=http://HOST:PORT`).
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::check_name;
+use crate::args::RunArgs;
+use crate::kinds::BuiltinSubject;
+use crate::subject::{Kind, SubjectSpec};
+use crate::usage;
+
+/// The programs of the built-in subjects, where they will run, and those of them that are missing there.
+#[derive(Clone, Debug, Default)]
+pub struct Programs {
+    pub users_server: PathBuf,
+    pub ceiling: PathBuf,
+    pub go_server: PathBuf,
+    pub node_server: PathBuf,
+    pub node: String,
+    /// The paths above that are not files where they will run.
+    pub missing: Vec<PathBuf>,
+    /// The server host's name when they run there; `None` on this machine.
+    pub host: Option<String>,
+}
+
+impl Programs {
+    /// The path of a program, or an error that says where it was looked for and how to get it.
+    pub fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
+        match &self.host {
+            _ if !self.missing.iter().any(|m| m == path) => Ok(path.display().to_string()),
+            None => Err(usage(format!("{what} not found at {} ({hint})", path.display()))),
+            Some(host) => Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display()))),
+        }
+    }
+
+    pub(super) fn paths(&self) -> [&PathBuf; 4] {
+        [&self.users_server, &self.ceiling, &self.go_server, &self.node_server]
+    }
+}
+
+/// The default subjects: ours, the ceiling, and the multi-worker ones when the server side has the CPUs for them.
+const DEFAULT: [BuiltinSubject; 5] = [
+    BuiltinSubject::Rust,
+    BuiltinSubject::Node,
+    BuiltinSubject::Ceiling,
+    BuiltinSubject::RustMulti,
+    BuiltinSubject::NodeCluster,
+];
+
+/// The subjects: the built-in ones named (`--subjects`, else the preset's, else the default set), then the user's
+/// own. `server_n` is the number of server CPUs; `addresses` are the running services' as the facts found them.
+pub(super) fn subjects(
+    args: &RunArgs,
+    preset: Option<&[BuiltinSubject]>,
+    programs: &Programs,
+    addresses: &BTreeMap<String, Result<SocketAddr, String>>,
+    server_n: u32,
+    skipped: &mut Vec<String>,
+) -> Result<Vec<SubjectSpec>> {
+    let multi_ok = server_n >= 2;
+    let kinds: Vec<BuiltinSubject> = match (&args.subjects, preset) {
+        (Some(list), _) => {
+            list.iter().map(|s| s.trim()).filter(|s| !s.is_empty()).map(builtin).collect::<Result<_>>()?
+        }
+        (None, Some(kinds)) => kinds.to_vec(),
+        (None, None) => {
+            if !multi_ok {
+                skipped.push(format!(
+                    "rust-multi and node-cluster: the server side has {server_n} CPU, and multi-worker subjects \
+                     need at least 2 to mean anything (give --server-cpus with 2 or more CPUs)"
+                ));
+            }
+            DEFAULT.into_iter().filter(|k| multi_ok || !k.is_multi_worker()).collect()
+        }
+    };
+    if args.subjects.is_some() && kinds.is_empty() && args.custom_subjects.is_empty() {
+        return Err(usage("--subjects is empty"));
+    }
+    let mut subjects: Vec<SubjectSpec> = Vec::new();
+    for kind in kinds {
+        if kind.is_multi_worker() && !multi_ok {
+            skipped.push(format!("{}: the server side has {server_n} CPU; it needs at least 2", kind.name()));
+            continue;
+        }
+        let spec = builtin_subject(kind, programs, server_n)?;
+        if !subjects.iter().any(|s| s.name == spec.name) {
+            subjects.push(spec);
+        }
+    }
+    for text in &args.custom_subjects {
+        let spec = custom_subject(text, &args.ready_path, addresses)?;
+        if subjects.iter().any(|s| s.name == spec.name) {
+            return Err(usage(format!("--subject {}: a subject of that name already exists", spec.name)));
+        }
+        subjects.push(spec);
+    }
+    if subjects.is_empty() {
+        return Err(usage("no subject left to measure"));
+    }
+    Ok(subjects)
+}
+
+fn builtin(name: &str) -> Result<BuiltinSubject> {
+    BuiltinSubject::from_name(name).ok_or_else(|| {
+        let all: Vec<&str> = BuiltinSubject::ALL.iter().map(|s| s.name()).collect();
+        usage(format!(
+            "unknown subject {name:?} (built-in: {}; add your own with --subject NAME='COMMAND with {{port}}')",
+            all.join(", ")
+        ))
+    })
+}
+
+/// A built-in subject, its program checked to exist; multi-worker ones get one worker per server CPU.
+pub(super) fn builtin_subject(kind: BuiltinSubject, programs: &Programs, server_n: u32) -> Result<SubjectSpec> {
+    use BuiltinSubject::*;
+    let p = programs;
+    let (program, implements_contract) = match kind {
+        Rust | RustMulti => {
+            (vec![p.existing(&p.users_server, "the Rust server", "cargo build --release -p users-server")?], true)
+        }
+        Node | NodeCluster => {
+            (vec![p.node.clone(), p.existing(&p.node_server, "the Node server", "check --node-server")?], true)
+        }
+        Go | GoMulti => {
+            let hint = "build it with scripts/build-go, or give --go-server";
+            (vec![p.existing(&p.go_server, "the Go server", hint)?], true)
+        }
+        Ceiling => (vec![p.existing(&p.ceiling, "the ceiling server", "cargo build --release -p ceiling")?], false),
+    };
+    Ok(SubjectSpec {
+        name: kind.name().to_string(),
+        kind: Kind::Builtin { program, accepts_max_users: implements_contract, implements_contract },
+        // GOMAXPROCS=1 (`--workers 1`) for go: like with like against one tokio worker and one Node process.
+        workers: Some(if kind.is_multi_worker() { server_n } else { 1 }),
+        get_only: !implements_contract,
+        ready_path: "/health".into(),
+        per_worker_store: kind == NodeCluster,
+    })
+}
+
+/// `--subject NAME='COMMAND with {port}'`, or `--subject NAME=http://HOST:PORT` for a service already running (its
+/// address as the facts resolved it).
+fn custom_subject(
+    text: &str,
+    ready_path: &str,
+    addresses: &BTreeMap<String, Result<SocketAddr, String>>,
+) -> Result<SubjectSpec> {
+    let (name, kind) = custom_kind(text)?;
+    let kind = match kind {
+        CustomKind::Command(template) => Kind::Custom { template },
+        CustomKind::Url(url) => {
+            let addr = match addresses.get(&url) {
+                Some(Ok(addr)) => *addr,
+                Some(Err(e)) => return Err(usage(e.clone())),
+                None => return Err(usage(format!("--subject {name}: the address of {url} was not looked up"))),
+            };
+            Kind::External { url: url.trim_end_matches('/').to_string(), addr }
+        }
+    };
+    Ok(SubjectSpec {
+        name,
+        kind,
+        workers: None,
+        get_only: false,
+        ready_path: ready_path.to_string(),
+        per_worker_store: false,
+    })
+}
+
+/// What a `--subject` names: a command to start, or a running service's URL.
+pub(super) enum CustomKind {
+    Command(String),
+    Url(String),
+}
+
+pub(super) fn custom_kind(text: &str) -> Result<(String, CustomKind)> {
+    let (name, command) = text
+        .split_once('=')
+        .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
+    let name = name.trim();
+    check_name("--subject", name)?;
+    let kind = if command.starts_with("http://") {
+        CustomKind::Url(command.to_string())
+    } else if command.contains("{port}") {
+        CustomKind::Command(command.to_string())
+    } else {
+        return Err(usage(format!("--subject {name}: the command must contain {{port}}")));
+    };
+    Ok((name.to_string(), kind))
+}
+
+/// On two hosts, fairpair starts only the built-in servers there: a user's command would start on this machine.
+pub(super) fn check_two_host_subjects(args: &RunArgs) -> Result<()> {
+    for text in &args.custom_subjects {
+        if let (_, CustomKind::Command(_)) = custom_kind(text)? {
+            return Err(usage(
+                "--server-host: a subject of your own runs on this machine only (--subject NAME=COMMAND); start it on \
+                 the server host yourself and give --subject NAME=http://HOST:PORT",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `--baseline`, checked to name a subject of this run that implements the API.
+pub(super) fn baseline(args: &RunArgs, subjects: &[SubjectSpec]) -> Result<Option<String>> {
+    match &args.baseline {
+        Some(name) if subjects.iter().any(|s| &s.name == name && !s.get_only) => Ok(Some(name.clone())),
+        Some(name) => {
+            let names: Vec<&str> = subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
+            Err(usage(format!(
+                "--baseline {name}: not a subject of this run that implements the API (one of: {})",
+                names.join(", ")
+            )))
+        }
+        None => Ok(None),
+    }
+}
+
+/// What preflight loads to measure the loader's capacity: the ceiling, with as many workers as server CPUs so that
+/// it is the fastest target the machine has; `None` when its program is missing.
+pub(super) fn capacity_target(programs: &Programs, server_n: u32) -> Option<SubjectSpec> {
+    let ceiling = builtin_subject(BuiltinSubject::Ceiling, programs, server_n).ok()?;
+    Some(SubjectSpec { workers: Some(server_n.max(1)), ..ceiling })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{args, facts, plan, plan_on};
+    use super::*;
+    use crate::plan::Plan;
+
+    #[test]
+    fn a_custom_subject_may_not_run_on_a_server_host() {
+        let e = check_two_host_subjects(&args(&["--subject", "mine=python3 m.py {port}"])).unwrap_err();
+        assert!(e.to_string().contains("runs on this machine only"), "{e}");
+        assert!(check_two_host_subjects(&args(&["--subject", "svc=http://10.0.0.2:80"])).is_ok());
+    }
+
+    #[test]
+    fn multi_worker_subjects_get_one_worker_per_server_cpu() {
+        // (allowed CPUs, flags, server CPUs): unpinned, the servers may use every allowed CPU; pinned, their share.
+        let cases: [(&[usize], &[&str], u32); 3] = [
+            (&[0, 1], &["--no-pin"], 2),
+            (&[0, 1, 2, 3, 4, 5], &["--no-pin"], 6),
+            (&[0, 1, 2, 3], &["--server-cpus", "0-2", "--loader-cpus", "3"], 3),
+        ];
+        for (allowed, flags, server_cpus) in cases {
+            let p = plan_on(allowed, flags).unwrap();
+            let case = format!("{flags:?} on CPUs {allowed:?}");
+            let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(multi.workers, Some(server_cpus), "{case}");
+            let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(cluster.workers, Some(server_cpus), "{case}");
+            assert!(cluster.per_worker_store, "{case}");
+        }
+        // One server CPU: left out, and said so.
+        let p = plan_on(&[0], &["--no-pin"]).unwrap();
+        assert!(p.subjects.iter().all(|s| s.name != "rust-multi" && s.name != "node-cluster"));
+        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
+    }
+
+    #[test]
+    fn a_running_service_is_a_subject_the_harness_does_not_start() {
+        let p =
+            plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
+        let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
+        assert!(
+            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
+        );
+        assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
+        assert_eq!(p.level_for(svc), contract::Level::Api);
+        assert_eq!(p.memory_runs(), 2, "memory runs for rust only");
+        assert!(p.cells.iter().all(|c| c.subjects.len() == 2), "loaded like the others");
+        // A URL the facts found no address for: their reason is the error.
+        let mut f = facts(&[0, 1]);
+        f.addresses
+            .insert("http://127.0.0.1:8000/users".into(), Err("expected http://HOST:PORT without a path".into()));
+        let err = Plan::new(&args(&["--subject", "svc=http://127.0.0.1:8000/users"]), &f).unwrap_err().to_string();
+        assert!(err.contains("without a path"), "{err}");
+    }
+
+    #[test]
+    fn the_ceiling_is_not_loaded_with_posts() {
+        let p = plan(&["--subjects", "ceiling,rust", "--scenarios", "post", "--server-cpus", "0"]).unwrap();
+        assert!(p.cells.iter().all(|c| c.subjects.iter().all(|&i| p.subjects[i].name == "rust")));
+        assert!(p.skipped.iter().any(|s| s.starts_with("ceiling on post")));
+    }
+
+    #[test]
+    fn a_missing_program_is_named_where_it_was_looked_for() {
+        let mut f = facts(&[0, 1]);
+        f.programs.missing = vec!["users-server".into()];
+        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
+        assert_eq!(e, "the Rust server not found at users-server (cargo build --release -p users-server)");
+        f.programs.host = Some("the server host bench".into());
+        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
+        assert!(e.ends_with("on the server host bench (cargo build --release -p users-server, there)"), "{e}");
+        // Without the ceiling, preflight has nothing to measure the loader against.
+        f.programs.missing = vec!["ceiling".into()];
+        assert!(Plan::new(&args(&["--subjects", "rust"]), &f).unwrap().capacity_target.is_none());
+        let target = plan(&["--subjects", "rust"]).unwrap().capacity_target.unwrap();
+        assert_eq!((target.name.as_str(), target.workers, target.get_only), ("ceiling", Some(1), true));
+    }
+}
