@@ -1,8 +1,8 @@
 //! The regression gate of `report --compare OLD NEW --fail-on-regression`: which compared figures fail a build.
 //!
 //! A pure function of the comparison's rows. Every figure the comparison shows is considered (throughput, p50, p99
-//! and server CPU per request of every cell; idle and after-load RSS and start-up of every subject), and one fails
-//! the gate only when all of these hold:
+//! and server CPU per request of every cell; the capacity at the latency objective; idle and after-load RSS and
+//! start-up of every subject), and one fails the gate only when all of these hold:
 //!
 //! - it got worse *beyond the noise*: the min–max ranges of its repeats in the two files do not overlap (so a single
 //!   run on either side never fails it: its noise is unknown);

@@ -68,10 +68,11 @@ enum Cmd {
         #[arg(long, value_enum)]
         format: Option<CompareFormat>,
         /// With --compare: exit with status 1 when a figure got worse beyond the noise. Every compared figure is
-        /// considered (throughput, p50, p99, server CPU per request; idle and after-load RSS, start-up); one fails
+        /// considered (throughput, p50, p99, server CPU per request; the capacity at the latency objective; idle and
+        /// after-load RSS, start-up); one fails
         /// when the min–max ranges of its repeats in the two files do not overlap, it is worse by at least
-        /// --threshold, and it is a value in both files: a throughput or latency that is a bound (loader-limited, or
-        /// loader-bound) never fails it on its own.
+        /// --threshold, and it is a value in both files: a throughput, latency or capacity that is a bound (loader-limited,
+        /// or loader-bound) never fails it on its own.
         #[arg(long)]
         fail_on_regression: bool,
         /// With --fail-on-regression: a figure worse beyond the noise by less than this share of its old median is

@@ -21,6 +21,9 @@ use testkit::Need;
 /// Runs the search on the fixture service in `mode` (`busy` or `sleep`) for `ms` per request; returns the search,
 /// and the run's stderr.
 fn search(test: &str, mode: &str, ms: u32) -> Option<(Search, String)> {
+    // One search at a time: two at once would load the same CPUs and measure each other.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     for tool in ["oha", "wrk", "node"] {
         if !testkit::require(test, Need::Tool(tool)) {
             return None;

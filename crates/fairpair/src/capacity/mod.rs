@@ -14,18 +14,22 @@
 //! - It halves the rate until a step meets the objective; the lowest rate it tries is [`LOWEST_FRACTION`] of the
 //!   first, below which it reports "no rate meets the objective" (naming the lowest rate tried).
 //! - It bisects (geometrically) between the last passing and the first failing rate until they are within the
-//!   resolution, then repeats the passing rate. When the repeat fails too, that rate counts as failing, and the
-//!   search steps down by the resolution until a rate passes, and confirms that one: a capacity has passed twice and
-//!   the rate one resolution step above it has failed.
+//!   resolution, then repeats the passing rate. When the repeat fails, that rate counts as failing and the search
+//!   starts again below it (halving, then bisecting): a capacity has passed twice, and the rate one resolution step
+//!   above it has failed. After [`MAX_STEPS`] it stops, with the last passing rate marked unconfirmed.
 //! - A capacity of at least [`LOADER_BOUND_SHARE`] of the loader's own open-loop limit (the same search against the
 //!   `ceiling`, in preflight) is the loader's figure as much as the subject's: it is printed as a bound, `≥ N/s`.
 
 pub mod phase;
 
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
 
+// The records of the search are `benchmark.json` types, defined with the others in `schema/capacity.rs`; how each is
+// computed and read is here.
 use crate::schema::Latency;
+pub use crate::schema::{
+    Bound, CapacityRecord, Objective, Outcome, Percentile, Search, SearchSettings, Step, StepResult,
+};
 use crate::text::thousands;
 use crate::usage;
 
@@ -39,19 +43,6 @@ pub const ACHIEVED_SHARE: f64 = 0.95;
 pub const LOADER_BOUND_SHARE: f64 = 0.8;
 /// No search runs more steps than this (a noisy machine that keeps failing repeats stops here).
 pub const MAX_STEPS: usize = 16;
-
-/// A latency percentile an objective may bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Percentile {
-    #[serde(rename = "p50")]
-    P50,
-    #[serde(rename = "p90")]
-    P90,
-    #[serde(rename = "p99")]
-    P99,
-    #[serde(rename = "p99.9")]
-    P999,
-}
 
 impl Percentile {
     pub fn label(self) -> &'static str {
@@ -72,17 +63,6 @@ impl Percentile {
         }
     }
 }
-
-/// One bound of the objective: `p99 ≤ 10 ms`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Bound {
-    pub percentile: Percentile,
-    pub max_ms: f64,
-}
-
-/// The latency objective: every bound must hold.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Objective(pub Vec<Bound>);
 
 impl Default for Objective {
     fn default() -> Objective {
@@ -160,69 +140,10 @@ fn parse_ms(text: &str) -> Option<f64> {
     (n.is_finite() && n > 0.0).then_some(n * scale)
 }
 
-/// What one step measured.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct StepResult {
-    pub achieved_rps: f64,
-    pub requests: u64,
-    /// Corrected latencies (from each request's scheduled start).
-    pub latency: Latency,
-    pub errors: u64,
-    /// Responses with a status the scenario does not expect.
-    pub unexpected: u64,
-    /// Requests the tool dropped unanswered at its deadline (0 with oha `-w`, which waits for them).
-    pub aborted: u64,
-    /// The exact command of the measured part.
-    pub command: String,
-    /// Whether the machine was idle when the step began.
-    pub machine_idle: bool,
-}
-
-/// One step of a search: the rate asked, what it measured, and the verdict.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    pub rate_asked: f64,
-    #[serde(flatten)]
-    pub result: StepResult,
-    /// Why it missed the objective; `None`: it met it.
-    pub missed: Option<String>,
-    /// Whether this step repeated the previous passing rate to confirm it.
-    pub repeat: bool,
-}
-
 impl Step {
     pub fn passed(&self) -> bool {
         self.missed.is_none()
     }
-}
-
-/// How a search ended.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Outcome {
-    /// The capacity: it passed twice, and the rate one resolution step above it failed (or it is the upper bound's
-    /// share). `spread_percent`: how far apart the two passing steps' objective percentile were.
-    Found { rps: f64, spread_percent: f64, confirmed: bool },
-    /// Every step failed, down to `lowest_rps`.
-    NoRate { lowest_rps: f64 },
-    /// A step could not be run.
-    Failed { why: String },
-}
-
-/// One subject's search on one scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Search {
-    pub subject: String,
-    pub scenario: String,
-    /// The rate no step exceeds, and where it came from (`closed-loop` median, or a `probe`).
-    pub upper_rps: f64,
-    pub upper_from: String,
-    pub steps: Vec<Step>,
-    pub outcome: Outcome,
-    /// Whether the capacity is a lower bound: at least [`LOADER_BOUND_SHARE`] of the loader's open-loop limit, or
-    /// the upper bound itself (no step failed).
-    #[serde(default)]
-    pub bound: bool,
 }
 
 impl Search {
@@ -235,6 +156,9 @@ impl Search {
     /// `12,345/s`, `≥ 41,000/s` (a bound), or why there is none.
     pub fn figure(&self) -> String {
         match &self.outcome {
+            Outcome::Found { rps, confirmed: false, .. } => {
+                format!("{}/s (unconfirmed: the search ran out of steps before a repeat passed)", thousands(*rps))
+            }
             Outcome::Found { rps, .. } if self.bound => format!("≥ {}/s", thousands(*rps)),
             Outcome::Found { rps, .. } => format!("{}/s", thousands(*rps)),
             Outcome::NoRate { lowest_rps } => {
@@ -243,27 +167,6 @@ impl Search {
             Outcome::Failed { why } => format!("not measured ({why})"),
         }
     }
-}
-
-/// The search's knobs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SearchSettings {
-    pub objective: Objective,
-    /// Bisection stops when the failing rate is within this many percent above the passing one.
-    pub resolution_percent: f64,
-    pub step_s: u64,
-    pub warmup_s: u64,
-    pub connections: u32,
-}
-
-/// What `benchmark.json` records of the capacity phase.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CapacityRecord {
-    pub settings: SearchSettings,
-    pub tool: String,
-    /// The loader's own open-loop limit: the search against the `ceiling` (its capacity is the limit).
-    pub loader_limit: Option<Search>,
-    pub searches: Vec<Search>,
 }
 
 impl CapacityRecord {
@@ -313,12 +216,11 @@ pub fn search(
     // `hi`: the lowest rate that failed; until one has, the upper bound stands in for it, and is tried before a
     // capacity next to it is accepted, so that every capacity has a failing step above it (or is a bound).
     let (mut rate, mut hi, mut lo) = (first, None::<f64>, None::<f64>);
-    let mut down = 0.5;
     let outcome = loop {
-        if steps.len() >= MAX_STEPS {
+        if let Some(last) = steps.last().filter(|_| steps.len() >= MAX_STEPS) {
             break match lo {
                 Some(rps) => Outcome::Found { rps, spread_percent: 0.0, confirmed: false },
-                None => Outcome::NoRate { lowest_rps: rate },
+                None => Outcome::NoRate { lowest_rps: last.rate_asked },
             };
         }
         match step(rate, false, &mut steps) {
@@ -330,7 +232,7 @@ pub fn search(
             if rate <= lowest {
                 break Outcome::NoRate { lowest_rps: rate };
             }
-            rate = whole(rate * down).max(lowest);
+            rate = whole(rate / 2.0).max(lowest);
             continue;
         };
         let above = hi.unwrap_or(top);
@@ -347,14 +249,14 @@ pub fn search(
             Ok(true) => {
                 break Outcome::Found { rps: l, spread_percent: repeat_spread(&steps, settings), confirmed: true };
             }
-            // The repeat failed: the rate is not held reliably; step down by the resolution from here on.
+            // The repeat failed: the rate is not held reliably, so it counts as failing, and the search starts again
+            // below it (halving, then bisecting): on a noisy machine the noise is larger than the resolution.
             Ok(false) => {
                 (hi, lo) = (Some(l), None);
-                down = 1.0 / (1.0 + settings.resolution_percent / 100.0);
                 if l <= lowest {
                     break Outcome::NoRate { lowest_rps: l };
                 }
-                rate = whole(l * down).max(lowest);
+                rate = whole(l / 2.0).max(lowest);
             }
         }
     };
@@ -508,9 +410,9 @@ mod tests {
     }
 
     #[test]
-    fn a_repeat_that_fails_steps_down_by_the_resolution() {
+    fn a_repeat_that_fails_makes_that_rate_a_failing_one() {
         // A subject that meets the objective up to 400/s, except that the first repeat of a rate fails: the search
-        // takes that rate as failing and goes on below it until a rate passes twice.
+        // takes that rate as failing and searches below it again until a rate passes twice.
         let (mut seen, mut failed_once) = (Vec::new(), None);
         let (steps, outcome) = search(800.0, &settings(5.0), |r| {
             let flaky = failed_once.is_none() && seen.contains(&r);

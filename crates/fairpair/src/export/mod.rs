@@ -247,3 +247,48 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capacity::{CapacityRecord, Objective, Outcome, Search, SearchSettings};
+
+    /// The gate's baseline fixture (rust and mine at get/50) with a capacity search of each, mine's a loader bound.
+    fn with_capacities() -> Benchmark {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gate/baseline.json");
+        let mut b = crate::report::load(std::path::Path::new(path)).unwrap();
+        let search = |subject: &str, rps: f64, bound: bool| Search {
+            subject: subject.into(),
+            scenario: "get".into(),
+            upper_rps: 2.0 * rps,
+            upper_from: "closed-loop".into(),
+            steps: Vec::new(),
+            outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
+            bound,
+        };
+        let (objective, resolution_percent) = (Objective::default(), 5.0);
+        b.capacity = Some(CapacityRecord {
+            settings: SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50 },
+            tool: "oha".into(),
+            loader_limit: None,
+            searches: vec![search("rust", 30_000.0, false), search("mine", 8_000.0, true)],
+        });
+        b
+    }
+
+    #[test]
+    fn a_capacity_is_a_headline_figure_of_the_csv_and_the_bmf() {
+        let b = with_capacities();
+        let csv = export(&b, Format::Csv);
+        assert!(csv.contains("\r\nrust,get,50,capacity,requests/s,30000,30000,31500,2,value,,full\r\n"), "{csv}");
+        assert!(csv.contains("\r\nmine,get,50,capacity,requests/s,8000,8000,8400,2,lower bound,,api\r\n"), "{csv}");
+        let bmf: serde_json::Value = serde_json::from_str(&export(&b, Format::Bmf)).unwrap();
+        let c = &bmf["rust/get/50"]["capacity"];
+        assert_eq!(
+            (c["value"].as_f64(), c["lower_value"].as_f64(), c["upper_value"].as_f64()),
+            (Some(30_000.0), Some(30_000.0), Some(31_500.0))
+        );
+        let values: usize = bmf.as_object().unwrap().values().map(|m| m.as_object().unwrap().len()).sum();
+        assert_eq!(values, csv.lines().count() - 1, "one BMF value per CSV row");
+    }
+}

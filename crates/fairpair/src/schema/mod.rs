@@ -12,10 +12,12 @@ use serde::{Deserialize, Serialize};
 use crate::kinds::{Preset, Tool};
 use crate::stats::Stat;
 
+mod capacity;
 mod preflight;
 mod runs;
 mod summaries;
 
+pub use capacity::*;
 pub use preflight::*;
 pub use runs::*;
 pub use summaries::*;
@@ -59,7 +61,7 @@ pub struct Benchmark {
     /// The capacity search at a latency objective: every step of every search (version 3; absent when it did not
     /// run, and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<crate::capacity::CapacityRecord>,
+    pub capacity: Option<CapacityRecord>,
 }
 
 /// The server host of a two-host run, and the path between it and the loader, which ran on the machine that
