@@ -130,8 +130,9 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
 
 /// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
 fn go_binary(plan: &Plan) -> Option<String> {
-    plan.subjects.iter().find_map(|s| match &s.kind {
-        Kind::Builtin { program, .. } if matches!(s.name.as_str(), "go" | "go-multi") => program.first().cloned(),
+    use crate::kinds::BuiltinSubject::{Go, GoMulti};
+    plan.subjects.iter().find_map(|s| match (&s.kind, crate::kinds::BuiltinSubject::from_name(&s.name)) {
+        (Kind::Builtin { program, .. }, Some(Go | GoMulti)) => program.first().cloned(),
         _ => None,
     })
 }

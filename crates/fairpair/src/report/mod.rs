@@ -241,6 +241,16 @@ mod tests {
     }
 
     #[test]
+    fn the_go_version_is_shown_beside_node_when_recorded() {
+        let mut b = golden();
+        let (md, _) = render(&b);
+        assert!(!md.contains("| go |"), "no Go ran, no row: {md}");
+        b.environment.go = Some("go1.19.8".into());
+        let (md, _) = render(&b);
+        assert!(md.contains("| node | v20.20.2 |\n| go | go1.19.8 |\n"), "{md}");
+    }
+
+    #[test]
     fn a_loader_limited_subject_gets_bounds_never_a_plain_ratio() {
         // alpha 8,816, beta 7,772 req/s: with a capacity of 11,582 (a run's), alpha (76 %) is limited and beta (67 %)
         // not.

@@ -30,6 +30,9 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
     row("OS, kernel", format!("{}, Linux {}", e.os, e.kernel));
     row("rustc", e.rustc.clone());
     row("node", e.node.clone());
+    if let Some(go) = &e.go {
+        row("go", go.clone());
+    }
     for (tool, version) in &e.tools {
         row(tool, version.clone());
     }
