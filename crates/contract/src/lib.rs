@@ -20,6 +20,7 @@
 //! response parser), `startup.rs` (the start-up line), this file (checking).
 
 mod cases;
+pub mod tolerances;
 pub mod startup;
 mod wire;
 

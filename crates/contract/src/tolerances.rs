@@ -1,0 +1,383 @@
+//! The tolerance table: every difference between the servers that the contract allows, as predicates over the
+//! request bytes, each with the outcomes it allows. `contract/CONTRACT.md` points here; the differential fuzzer
+//! (`crates/faults`, `fuzz`) is what reads it, and the `match: tolerated` cases of `contract/cases.json` are examples
+//! of its predicates (a test checks that each predicate matches its own examples and no valid seed request).
+//!
+//! Two kinds of entry:
+//!
+//! - a [`Tolerance`]: where the servers' interpretations first differ, each server's step there (an answer's status,
+//!   or the connection closed or kept open with no answer) must be one of the tolerance's `refusals`, or, where
+//!   `served` is true, the servers that did not refuse must agree with each other (the request "accepted per the
+//!   routes"). Once a tolerated difference happened, what follows on that connection is not compared.
+//! - an [`Equivalence`]: a difference the contract allows in any request (an error body left empty, a 408 before a
+//!   head time limit closes, the headers `Date`, `Connection`, `Keep-Alive`), applied before comparing.
+//!
+//! Decisions about Go were made against Go 1.19.8 (Debian 12's `golang-go`), whose net/http decides several of these
+//! before any handler runs ([`GO_RELEASE`]).
+
+/// The Go release the decisions about Go's net/http were made against.
+pub const GO_RELEASE: &str = "go1.19.8 (Debian 12)";
+
+/// Where interpretations first differ, for one server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Step {
+    /// An answer with this status.
+    Status(u16),
+    /// No answer there: the server closed the connection.
+    Closed,
+    /// No answer there: the connection stayed open until a time limit closed it.
+    Open,
+}
+
+impl Step {
+    /// The status, or `closed` / `open`.
+    pub fn word(self) -> String {
+        match self {
+            Step::Status(s) => s.to_string(),
+            Step::Closed => "closed".to_owned(),
+            Step::Open => "open".to_owned(),
+        }
+    }
+}
+
+/// A difference the contract allows in the requests that match a predicate.
+#[derive(Debug, Clone, Copy)]
+pub struct Tolerance {
+    /// A short kebab-case name, printed when a mutant is tolerated by it.
+    pub name: &'static str,
+    /// Why the difference is allowed (the contract's words).
+    pub reason: &'static str,
+    /// Whether a request's bytes show the feature.
+    pub matches: fn(&[u8]) -> bool,
+    /// The refusals a server may answer with.
+    pub refusals: &'static [Step],
+    /// Whether a server may serve the request instead (all servers that do not refuse answering alike).
+    pub served: bool,
+    /// Cases of `contract/cases.json` that are examples of this predicate.
+    pub cases: &'static [&'static str],
+    /// More examples, as bytes, where no case is one.
+    pub examples: &'static [&'static [u8]],
+}
+
+impl Tolerance {
+    /// Whether the steps of the servers (where they first differ) are what this tolerance allows.
+    pub fn allows(&self, steps: &[Step]) -> bool {
+        let served: Vec<Step> = steps.iter().copied().filter(|s| !self.refusals.contains(s)).collect();
+        served.is_empty() || (self.served && served.windows(2).all(|w| w[0] == w[1]))
+    }
+}
+
+/// A difference the contract allows in every request, applied to each interpretation before comparing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Equivalence {
+    /// A 400 or 431 may have an empty body, or the stack's own (Go's net/http: `400 Bad Request` as text/plain
+    /// without a Content-Length): only the status counts.
+    StackErrorBody,
+    /// A connection closed by the head time limit may get a 408 first, or not.
+    HeadTimeout408,
+    /// `Date`, `Connection` and `Keep-Alive` may differ: they are never compared.
+    OtherHeaders,
+}
+
+/// The equivalences, with the contract's reason for each.
+pub const EQUIVALENCES: &[(Equivalence, &str)] = &[
+    (Equivalence::StackErrorBody, "Transport rules: a 400 or 431 may have an empty body"),
+    (Equivalence::HeadTimeout408, "Time limits: a connection without a complete head is closed (a 408 first is allowed)"),
+    (Equivalence::OtherHeaders, "Identical: other headers (Date, Connection, Keep-Alive) may differ"),
+];
+
+const REFUSED: &[Step] = &[Step::Status(400), Step::Closed];
+
+/// The table. A new tolerated difference is one entry here, with its case in `contract/cases.json` and its line in
+/// `contract/CONTRACT.md`.
+pub const TOLERANCES: &[Tolerance] = &[
+    Tolerance {
+        name: "nonstandard-method",
+        reason: "llhttp rejects unknown methods in its parser; hyper accepts any token and the router answers 405; CONNECT uses an authority-form target that the stacks handle differently",
+        matches: has_nonstandard_method,
+        refusals: &[Step::Status(400), Step::Status(404), Step::Status(405), Step::Closed],
+        served: false,
+        cases: &["raw-lowercase-method", "raw-unknown-method", "raw-connect"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "bare-lf",
+        reason: "RFC 9112 lets a server accept a bare LF as a line ending or reject it",
+        matches: has_bare_lf,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-bare-lf"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "http10-chunked",
+        reason: "chunked encoding is not defined for HTTP/1.0; a stack may decode it or reject it",
+        matches: has_http10_transfer_encoding,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
+        served: true,
+        cases: &["raw-http10-chunked"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "other-version",
+        reason: "the stacks' parsers disagree on versions they do not speak (HTTP/2.0, the HTTP/2 preface)",
+        matches: has_other_version,
+        refusals: &[Step::Status(400), Step::Status(505), Step::Closed],
+        served: true,
+        cases: &["raw-http2-request-line", "raw-http2-prior-knowledge"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "odd-target-bytes",
+        reason: "RFC 9112 forbids bytes outside visible ASCII in the target; one parser rejects them, another passes them to the routes",
+        matches: has_odd_target_bytes,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-non-ascii-target"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "fragment",
+        reason: "a fragment is never sent by clients; a stack may strip it, keep it in the path or reject it",
+        matches: has_fragment,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-fragment-in-target"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "request-line-whitespace",
+        reason: "RFC 9112 section 3 lets a recipient parse the request line on whitespace boundaries: llhttp accepts repeated spaces, httparse rejects them",
+        matches: has_request_line_whitespace,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-bad-request-line-spaces"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "content-length-and-transfer-encoding",
+        reason: "RFC 9112 section 6.3 lets a server reject the request or process it by its chunked body and close the connection",
+        matches: has_length_and_encoding,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
+        served: true,
+        cases: &["raw-content-length-and-chunked"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "malformed-percent-escape",
+        reason: "Go's net/http parses the target as a URL before any handler runs and refuses a '%' not followed by two hex digits with 400; hyper and llhttp pass the raw path to the routes",
+        matches: has_malformed_percent_escape,
+        refusals: &[Step::Status(400)],
+        served: true,
+        cases: &["get-malformed-percent-escape"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "unsupported-transfer-coding",
+        reason: "RFC 9112 section 6.1: 501 to a transfer coding the server does not understand; a stack whose parser refuses the request first answers 400, and Go's net/http sends its own 501; nothing is stored",
+        matches: has_unsupported_transfer_coding,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
+        served: false,
+        cases: &[
+            "raw-te-empty-with-content-length",
+            "raw-te-gzip-chunked",
+            "raw-te-chunked-twice-one-field",
+            "raw-te-chunked-two-fields",
+        ],
+        examples: &[],
+    },
+    Tolerance {
+        name: "identical-content-lengths",
+        reason: "RFC 9110 section 8.6 lets a recipient refuse a repeated Content-Length or take identical values as one (Go's net/http merges them)",
+        matches: has_identical_content_lengths,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-content-length-twice-identical"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "chunk-size-whitespace",
+        reason: "hyper and Go's net/http take whitespace after a chunk size as the start of a chunk extension, llhttp refuses it; a server that accepts it stores the same user",
+        matches: has_chunk_size_whitespace,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-chunk-size-trailing-space"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "unfinished-head",
+        reason: "a head that stops before its end may be refused as soon as its bytes are malformed, or awaited until the head time limit (with or without a 408)",
+        matches: ends_inside_a_head,
+        refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
+        served: false,
+        cases: &[],
+        examples: &[b"s HTTP/1.1", b"GET /users/1 HTTP/1.1\r\nHost: x\r\nX: \x01"],
+    },
+    Tolerance {
+        name: "large-head",
+        reason: "Transport rules: a head over 16 KiB gets 431, as each stack counts it (the boundary may differ by a few hundred bytes); a large head that is also malformed may get the 400 first, each stack checking size and syntax in its own order",
+        matches: has_large_head,
+        refusals: &[Step::Status(431), Step::Status(400), Step::Closed],
+        served: true,
+        cases: &[],
+        examples: &[],
+    },
+];
+
+/// Lines of the stream that are request lines: the first, and any other that ends in ` HTTP/x.y`.
+fn request_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    bytes.split(|&b| b == b'\n').enumerate().filter_map(|(i, line)| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let versioned = line.len() > 9 && line[line.len() - 9..].starts_with(b" HTTP/");
+        (i == 0 || versioned).then_some(line)
+    })
+}
+
+/// The lines of the stream (without line endings) that look like header fields: a token, then a colon.
+fn field_lines(bytes: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    bytes.split(|&b| b == b'\n').skip(1).filter_map(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let colon = line.iter().position(|&b| b == b':')?;
+        Some((line[..colon].trim_ascii(), line[colon + 1..].trim_ascii()))
+    })
+}
+
+fn named<'a>(bytes: &'a [u8], name: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+    field_lines(bytes).filter(move |(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v)
+}
+
+const METHODS: &[&[u8]] = &[b"GET", b"HEAD", b"POST", b"PUT", b"DELETE", b"OPTIONS", b"TRACE", b"PATCH"];
+
+fn has_nonstandard_method(bytes: &[u8]) -> bool {
+    request_lines(bytes).any(|line| {
+        let method = line.split(|&b| b == b' ').next().unwrap_or(b"");
+        !METHODS.contains(&method)
+    })
+}
+
+fn has_bare_lf(bytes: &[u8]) -> bool {
+    bytes.iter().enumerate().any(|(i, &b)| b == b'\n' && (i == 0 || bytes[i - 1] != b'\r'))
+}
+
+fn has_http10_transfer_encoding(bytes: &[u8]) -> bool {
+    request_lines(bytes).any(|l| l.ends_with(b"HTTP/1.0")) && named(bytes, b"transfer-encoding").next().is_some()
+}
+
+fn has_other_version(bytes: &[u8]) -> bool {
+    request_lines(bytes).any(|line| {
+        let version = line.rsplit(|&b| b == b' ').next().unwrap_or(b"");
+        version != b"HTTP/1.1" && version != b"HTTP/1.0"
+    })
+}
+
+fn target(line: &[u8]) -> &[u8] {
+    line.split(|&b| b == b' ').nth(1).unwrap_or(b"")
+}
+
+fn has_odd_target_bytes(bytes: &[u8]) -> bool {
+    request_lines(bytes).any(|line| {
+        let start = line.iter().position(|&b| b == b' ').map_or(line.len(), |i| i + 1);
+        let end = line.len().saturating_sub(9).max(start);
+        line[start..end].iter().any(|&b| b >= 0x7f || (b < 0x20 && b != b'\t'))
+    })
+}
+
+fn has_fragment(bytes: &[u8]) -> bool {
+    request_lines(bytes).any(|line| target(line).contains(&b'#'))
+}
+
+fn has_request_line_whitespace(bytes: &[u8]) -> bool {
+    request_lines(bytes).any(|line| {
+        line.windows(2).any(|w| w == b"  ") || line.contains(&b'\t') || line.starts_with(b" ") || line.ends_with(b" ")
+    })
+}
+
+fn has_length_and_encoding(bytes: &[u8]) -> bool {
+    named(bytes, b"content-length").next().is_some() && named(bytes, b"transfer-encoding").next().is_some()
+}
+
+fn has_malformed_percent_escape(bytes: &[u8]) -> bool {
+    request_lines(bytes).any(|line| {
+        let path = target(line).split(|&b| b == b'?').next().unwrap_or(b"");
+        path.iter()
+            .enumerate()
+            .any(|(i, &b)| b == b'%' && !path.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)))
+    })
+}
+
+fn has_unsupported_transfer_coding(bytes: &[u8]) -> bool {
+    let values: Vec<&[u8]> = named(bytes, b"transfer-encoding").collect();
+    !values.is_empty() && !(values.len() == 1 && values[0].eq_ignore_ascii_case(b"chunked"))
+}
+
+fn has_identical_content_lengths(bytes: &[u8]) -> bool {
+    let values: Vec<&[u8]> = named(bytes, b"content-length").flat_map(|v| v.split(|&b| b == b',')).map(<[u8]>::trim_ascii).collect();
+    values.len() > 1 && values.windows(2).all(|w| w[0] == w[1])
+}
+
+fn has_chunk_size_whitespace(bytes: &[u8]) -> bool {
+    named(bytes, b"transfer-encoding").next().is_some()
+        && bytes.split(|&b| b == b'\n').any(|line| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+            digits > 0 && matches!(line.get(digits), Some(b' ' | b'\t'))
+        })
+}
+
+fn ends_inside_a_head(bytes: &[u8]) -> bool {
+    // After the last empty line (the end of a head), bytes that start a request line and hold no end of a head.
+    let ends = |w: &[u8]| w.ends_with(b"\n\r\n") || w.ends_with(b"\n\n");
+    let last_head_end = (2..=bytes.len()).rev().find(|&i| ends(&bytes[..i]));
+    match last_head_end {
+        None => !bytes.is_empty(),
+        Some(end) => {
+            let rest = &bytes[end..];
+            let token = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
+            token > 0 && token < rest.len() && rest[token] == b' '
+        }
+    }
+}
+
+/// The contract's head limit, 16 KiB.
+const HEAD_LIMIT: usize = 16 * 1024;
+
+fn has_large_head(bytes: &[u8]) -> bool {
+    // The head of the first request, as far as it goes: within a kilobyte of 16 KiB (as each stack counts), or over.
+    let end = bytes.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or(bytes.len());
+    end >= HEAD_LIMIT - 1024
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tolerance_has_a_reason_and_a_unique_name() {
+        let mut names: Vec<&str> = TOLERANCES.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TOLERANCES.len());
+        assert!(TOLERANCES.iter().all(|t| !t.reason.is_empty() && !t.refusals.is_empty()));
+    }
+
+    #[test]
+    fn allowed_steps() {
+        let lf = TOLERANCES.iter().find(|t| t.name == "bare-lf").unwrap();
+        assert!(lf.allows(&[Step::Status(200), Step::Status(400), Step::Closed]));
+        assert!(!lf.allows(&[Step::Status(200), Step::Status(404)]));
+        let method = TOLERANCES.iter().find(|t| t.name == "nonstandard-method").unwrap();
+        assert!(!method.allows(&[Step::Status(200), Step::Status(405)]));
+    }
+
+    #[test]
+    fn the_predicates_read_the_features() {
+        assert!(has_nonstandard_method(b"get / HTTP/1.1\r\n\r\n"));
+        assert!(!has_nonstandard_method(b"GET / HTTP/1.1\r\nHost: x\r\n\r\nPOST /users HTTP/1.1\r\n"));
+        assert!(has_bare_lf(b"GET / HTTP/1.1\nHost: x\r\n\r\n"));
+        assert!(has_identical_content_lengths(b"POST / HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\n"));
+        assert!(!has_identical_content_lengths(b"POST / HTTP/1.1\r\nContent-Length: 5, 6\r\n\r\n"));
+        assert!(has_malformed_percent_escape(b"GET /%zz HTTP/1.1\r\n"));
+        assert!(!has_malformed_percent_escape(b"GET /%35?%z HTTP/1.1\r\n"));
+    }
+}
