@@ -1,9 +1,13 @@
-// The server factory: a `node:http` server with the users API's handler and the contract's transport rules, and
-// its graceful close. server.js runs it from the command line; the tests start it in-process on port 0.
+// The server factory: a `node:http` server with the users API's handler and the contract's transport rules (the head
+// checks `node:http` leaves to the application, in `checkHead`), and its graceful close. server.js runs it from the
+// command line; the tests start it in-process on port 0. The Rust server's transport.rs and the Go server's
+// transport.go do the same job.
 
 import http from 'node:http';
 
-import { createHandler } from './routes.js';
+import { ApiError } from './error.js';
+import { logWhenFinished } from './request_log.js';
+import { internalError, route, sendEmpty, sendError } from './routes.js';
 import { UserStore, firstIdForWorker } from './store.js';
 
 /** The contract's two time limits and the shutdown deadline, each 10 s; tests lower them. */
@@ -17,6 +21,9 @@ const KEEP_ALIVE_TIMEOUT_BUFFER_MS = 1_000;
 /** The largest request head, in bytes: Node's default, set here so that the number is visible. */
 const MAX_HEADER_SIZE = 16_384;
 
+/** The most header fields a request may have (Node's `maxHeadersCount` would only drop the others silently). */
+const MAX_HEADER_FIELDS = 100;
+
 /**
  * Creates the server, not yet listening.
  * @param {object} [options]
@@ -26,7 +33,7 @@ const MAX_HEADER_SIZE = 16_384;
  * @param {number} [options.headerTimeoutMs] time for a complete request head, and for an idle keep-alive connection.
  * @param {number} [options.bodyTimeoutMs] time for a complete body after its head.
  * @param {boolean} [options.log] one line per request on stderr.
- * @param {(req: http.IncomingMessage) => void} [options.beforeRoute] test hook, see routes.js.
+ * @param {(req: http.IncomingMessage) => void} [options.beforeRoute] test hook, see `createHandler`.
  * @returns {http.Server}
  */
 export function createServer(options = {}) {
@@ -49,10 +56,10 @@ export function createServer(options = {}) {
       headersTimeout: headerTimeoutMs,
       connectionsCheckingInterval: Math.max(10, Math.floor(headerTimeoutMs / 10)),
       // Node's `requestTimeout` (5 minutes by default) counts from the start of the request, head included; the
-      // contract's body limit counts from the end of the head, so routes.js and body.js time bodies themselves.
+      // contract's body limit counts from the end of the head, so the routes and body.js time bodies themselves.
       requestTimeout: 0,
       maxHeaderSize: MAX_HEADER_SIZE,
-      // Node's own missing-Host answer is a chunked 400; routes.js answers it with a Content-Length.
+      // Node's own missing-Host answer is a chunked 400; `checkHead` answers it with a Content-Length.
       requireHostHeader: false,
     },
     handler.handleRequest,
@@ -63,11 +70,141 @@ export function createServer(options = {}) {
   server.keepAliveTimeout = Math.max(1, headerTimeoutMs - KEEP_ALIVE_TIMEOUT_BUFFER_MS);
   server.on('clientError', (error, socket) => onClientError(error, socket, handler));
   // Without this listener Node answers any `Expect` other than 100-continue itself, with a chunked 417 (and an empty
-  // Expect too); with it, such a request comes here instead of to 'request', and routes.js decides.
+  // Expect too); with it, such a request comes here instead of to 'request', and `checkHead` decides.
   server.on('checkExpectation', handler.handleRequest);
   // The server speaks no other protocol, so `Upgrade` is ignored, see below.
   server.on('upgrade', (req, socket, head) => serveIgnoringUpgrade(server, handler, req, socket, head));
   return server;
+}
+
+/**
+ * Builds the 'request' listener: the head checks, then the routes, with a failure turned into a 500; and
+ * `pendingOn(socket)`, which `onClientError` asks before answering a parse error.
+ *
+ * Node parses pipelined requests eagerly: while POST /users waits for its body, the parser may already have handed
+ * over the next request on the same connection. Node keeps the *responses* in order, but the handlers would run out
+ * of order (a pipelined `GET /users/{new id}` would be answered 404 before the POST stored the user). So a request
+ * that arrives while an earlier one on its connection is still being handled waits for it. Only POST /users ever
+ * waits, so on a connection without one nothing is queued.
+ *
+ * @param {object} options
+ * @param {import('./store.js').UserStore} options.store
+ * @param {number} options.bodyTimeoutMs how long a body may take after its head (contract: 10 s).
+ * @param {boolean} [options.log] log one line per request on stderr.
+ * @param {(req: import('node:http').IncomingMessage) => void} [options.beforeRoute] a test hook, called before
+ *   routing; tests make it throw to check the 500 path. The server itself never sets it.
+ */
+function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
+  /** socket → the last request still being handled on it, and a promise settled when it has been answered. */
+  const inProgress = new WeakMap();
+  /** socket → a promise settled when the last response started on it is done (`serveIgnoringUpgrade` waits for it). */
+  const lastResponse = new WeakMap();
+
+  /** Handles one request; returns a promise (which never rejects) if the handler has to wait for the body. */
+  function handle(req, res) {
+    try {
+      if (!checkHead(req, res)) {
+        return undefined;
+      }
+      if (beforeRoute !== undefined) {
+        beforeRoute(req);
+      }
+      const pending = route(req, res, store, bodyTimeoutMs);
+      return pending?.catch((error) => internalError(req, res, error));
+    } catch (error) {
+      internalError(req, res, error);
+      return undefined;
+    }
+  }
+
+  function handleRequest(req, res) {
+    // 'close' comes after Node has detached the response from the socket ('finish' comes before).
+    lastResponse.set(req.socket, new Promise((resolve) => res.once('close', resolve)));
+    if (log) {
+      logWhenFinished(req, res);
+    }
+    const socket = req.socket;
+    const earlier = inProgress.get(socket);
+    const done = earlier === undefined ? handle(req, res) : earlier.done.then(() => handle(req, res));
+    if (done !== undefined) {
+      const entry = { req, done };
+      inProgress.set(socket, entry);
+      done.then(() => {
+        if (inProgress.get(socket) === entry) inProgress.delete(socket);
+      });
+    }
+  }
+
+  /** The request still being handled on `socket`, if any: `{req, done}`. */
+  function pendingOn(socket) {
+    return inProgress.get(socket);
+  }
+
+  /** Calls `then` once every response started on `socket` so far is out and let go of the socket. */
+  function afterResponses(socket, then) {
+    (lastResponse.get(socket) ?? Promise.resolve()).then(then);
+  }
+
+  return { handleRequest, pendingOn, afterResponses };
+}
+
+/**
+ * The transport rules `node:http` leaves to the application. Returns false when it has answered already; every
+ * refusal here closes the connection, because the request's body (if any) is left unread.
+ */
+export function checkHead(req, res) {
+  // `rawHeaders` holds names and values one after the other, so 100 fields are 200 entries.
+  if (req.rawHeaders.length > 2 * MAX_HEADER_FIELDS) {
+    sendEmpty(res, 431);
+    return false;
+  }
+  // llhttp takes `GET /health` without a version for HTTP/0.9; only 1.0 and 1.1 are served.
+  if (req.httpVersionMajor !== 1) {
+    sendEmpty(res, 400);
+    return false;
+  }
+  // HTTP/1.1 requires Host. Node's own check (`requireHostHeader`) answers with a chunked 400, so the server turns
+  // it off and checks here.
+  if (req.httpVersionMinor === 1 && req.headers.host === undefined) {
+    sendEmpty(res, 400);
+    return false;
+  }
+  // An authority-form target (`127.0.0.1:80`) belongs to CONNECT alone (RFC 9112 section 3.2.3). An origin-form
+  // target starts with '/', an absolute-form one has a scheme, and `*` is OPTIONS's asterisk-form.
+  if (req.method !== 'CONNECT' && !req.url.startsWith('/') && !req.url.includes('://') && req.url !== '*') {
+    sendEmpty(res, 400);
+    return false;
+  }
+  // Any transfer coding but one `chunked` is one this server does not understand: 501 (RFC 9112 section 6.1),
+  // before a byte of the body is read, so that nothing framed by a Content-Length beside it is ever stored.
+  if (!isPlainChunked(transferCodings(req))) {
+    sendError(req, res, ApiError.UNSUPPORTED_TRANSFER_ENCODING, true);
+    return false;
+  }
+  // An expectation other than 100-continue cannot be met (RFC 9110 section 10.1.1). An empty Expect is no
+  // expectation at all. Node leaves this to the application once a 'checkExpectation' listener exists (createServer).
+  const expect = req.headers.expect?.trim().toLowerCase();
+  if (expect !== undefined && expect !== '' && expect !== '100-continue') {
+    sendEmpty(res, 417);
+    return false;
+  }
+  return true;
+}
+
+/** The values of every Transfer-Encoding field, in order, or `null` when there is none. */
+function transferCodings(req) {
+  let values = null;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i].toLowerCase() === 'transfer-encoding') {
+      (values ??= []).push(req.rawHeaders[i + 1]);
+    }
+  }
+  return values;
+}
+
+/** True for no Transfer-Encoding at all, or exactly one field holding exactly one `chunked`. */
+function isPlainChunked(values) {
+  return values === null || (values.length === 1 && values[0].trim().toLowerCase() === 'chunked');
 }
 
 /**

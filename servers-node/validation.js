@@ -1,9 +1,11 @@
 // Turning request input into a new user, or into the exact error the contract names.
 //
 // "Parse, don't validate": `parseNewUser` takes the raw body bytes and returns either a new user's two strings or
-// the one error message the first broken rule gives, in the contract's order (POST /users, rules 3 to 6). The
+// the one error (an `ApiError`) the first broken rule gives, in the contract's order (POST /users, rules 3 to 6). The
 // content type (rule 1) and the size (rule 2) are checked before the body is complete, in routes.js and body.js;
 // the store being full (rule 7) is the store's business.
+
+import { ApiError } from './error.js';
 
 // `fatal: true` makes invalid UTF-8 (overlong forms, encoded surrogates, truncated sequences) throw instead of
 // turning into U+FFFD. `ignoreBOM: true` keeps a leading byte order mark in the text instead of silently dropping
@@ -14,16 +16,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 export const MAX_NAME_CODE_POINTS = 200;
 export const MAX_EMAIL_CODE_POINTS = 254;
 
-/** The error messages of POST /users, all answered with 400. */
-export const INVALID_JSON = 'invalid json';
-export const NAME_REQUIRED = 'name required';
-export const NAME_TOO_LONG = 'name too long';
-export const INVALID_EMAIL = 'invalid email';
-
 /**
  * Parses a POST /users body.
  * @param {Buffer} body the complete request body (at most 64 KiB).
- * @returns {{ok: true, name: string, email: string} | {ok: false, error: string}}
+ * @returns {{ok: true, name: string, email: string} | {ok: false, error: {status: number, message: string}}}
  */
 export function parseNewUser(body) {
   // Rule 3: valid UTF-8 holding one JSON value, and that value an object (not an array, not null).
@@ -31,10 +27,10 @@ export function parseNewUser(body) {
   try {
     value = JSON.parse(utf8.decode(body));
   } catch {
-    return { ok: false, error: INVALID_JSON };
+    return { ok: false, error: ApiError.INVALID_JSON };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, error: INVALID_JSON };
+    return { ok: false, error: ApiError.INVALID_JSON };
   }
 
   // Only the object's own keys count: `{"__proto__":{"name":"X"}}` must not lend the object a name. With duplicate
@@ -45,23 +41,23 @@ export function parseNewUser(body) {
   // Rule 4, for both fields before rule 5: a string holding an unpaired surrogate (from an escape such as
   // "\ud800") cannot be sent back as UTF-8, and a Rust `String` cannot even hold it.
   if (typeof name === 'string' && !name.isWellFormed()) {
-    return { ok: false, error: INVALID_JSON };
+    return { ok: false, error: ApiError.INVALID_JSON };
   }
   if (typeof email === 'string' && !email.isWellFormed()) {
-    return { ok: false, error: INVALID_JSON };
+    return { ok: false, error: ApiError.INVALID_JSON };
   }
 
   // Rule 5.
   if (typeof name !== 'string' || name.length === 0) {
-    return { ok: false, error: NAME_REQUIRED };
+    return { ok: false, error: ApiError.NAME_REQUIRED };
   }
   if (codePointsExceed(name, MAX_NAME_CODE_POINTS)) {
-    return { ok: false, error: NAME_TOO_LONG };
+    return { ok: false, error: ApiError.NAME_TOO_LONG };
   }
 
   // Rule 6.
   if (typeof email !== 'string' || codePointsExceed(email, MAX_EMAIL_CODE_POINTS) || !email.includes('@')) {
-    return { ok: false, error: INVALID_EMAIL };
+    return { ok: false, error: ApiError.INVALID_EMAIL };
   }
 
   return { ok: true, name, email };

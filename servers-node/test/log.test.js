@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import test from 'node:test';
 
-import { logLine } from '../routes.js';
+import { logLine } from '../request_log.js';
 import { RawConnection, SERVER_JS, exitOf, spawnServer } from './helpers.js';
 
 /** `2026-11-30T19:00:00.123Z GET /users/500 200 0.123ms`: time, method, target, status, latency. */

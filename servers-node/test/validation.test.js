@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
+import { ApiError } from '../error.js';
 import { codePointsExceed, isJsonMediaType, parseNewUser } from '../validation.js';
 
 const body = (text) => Buffer.from(text, 'utf8');
@@ -38,7 +39,7 @@ test('rule 3: not UTF-8, not JSON, or not an object is invalid json', () => {
     NaN: body('{"n":NaN}'),
   };
   for (const [name, bytes] of Object.entries(cases)) {
-    assert.deepEqual(parseNewUser(bytes), { ok: false, error: 'invalid json' }, name);
+    assert.deepEqual(parseNewUser(bytes), { ok: false, error: ApiError.INVALID_JSON }, name);
   }
 });
 
@@ -65,7 +66,7 @@ test('rule 4: a final name or email with an unpaired surrogate is invalid json, 
     'name without email': '{"name":"\\ud800"}',
   };
   for (const [name, text] of Object.entries(cases)) {
-    assert.deepEqual(parseNewUser(body(text)), { ok: false, error: 'invalid json' }, name);
+    assert.deepEqual(parseNewUser(body(text)), { ok: false, error: ApiError.INVALID_JSON }, name);
   }
 });
 
@@ -81,8 +82,8 @@ test('rule 5: name must be a string of 1 to 200 code points', () => {
     ['201 code points', `{"name":"${n(201)}","email":"a@b"}`, 'name too long'],
     ['201 astral code points', `{"name":"${n(201, '😀')}","email":"a@b"}`, 'name too long'],
   ];
-  for (const [name, text, error] of cases) {
-    assert.deepEqual(parseNewUser(body(text)), { ok: false, error }, name);
+  for (const [name, text, message] of cases) {
+    assert.deepEqual(parseNewUser(body(text)), { ok: false, error: { status: 400, message } }, name);
   }
   // 200 emoji are 400 UTF-16 code units but 200 code points: allowed.
   assert.equal(parseNewUser(body(`{"name":"${n(200, '😀')}","email":"a@b"}`)).ok, true);
@@ -100,7 +101,7 @@ test('rule 6: email must be a string of at most 254 code points with an @', () =
     'last duplicate not a string': '{"name":"A","email":"a@b","email":5}',
   };
   for (const [name, text] of Object.entries(cases)) {
-    assert.deepEqual(parseNewUser(body(text)), { ok: false, error: 'invalid email' }, name);
+    assert.deepEqual(parseNewUser(body(text)), { ok: false, error: ApiError.INVALID_EMAIL }, name);
   }
   assert.equal(parseNewUser(body(`{"name":"A","email":"a@${'é'.repeat(252)}"}`)).ok, true);
   assert.equal(parseNewUser(body('{"name":"A","email":"@"}')).ok, true);

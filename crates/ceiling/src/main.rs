@@ -72,7 +72,7 @@ fn parse_args() -> Result<Args, ExitCode> {
         Err(error) => {
             let text = error.to_string();
             let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("ceiling: {}", first.strip_prefix("error: ").unwrap_or(first));
+            eprintln!("error: {}", first.strip_prefix("error: ").unwrap_or(first));
             Err(ExitCode::from(2))
         }
     }
@@ -136,7 +136,7 @@ fn main() -> ExitCode {
     let runtime = match runtime(usize::from(args.workers)) {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("ceiling: cannot start the runtime: {e}");
+            eprintln!("error: cannot start the runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -144,21 +144,21 @@ fn main() -> ExitCode {
         let address = match tokio::net::lookup_host((args.host.as_str(), args.port)).await.map(|mut all| all.next()) {
             Ok(Some(address)) => address,
             Ok(None) | Err(_) => {
-                eprintln!("ceiling: cannot resolve {}", args.host);
+                eprintln!("error: cannot resolve {}", args.host);
                 return ExitCode::from(2);
             }
         };
         let listener = match bind(address) {
             Ok(l) => l,
             Err(e) => {
-                eprintln!("ceiling: cannot bind {}:{}: {e}", args.host, args.port);
+                eprintln!("error: cannot listen on {}:{}: {e}", args.host, args.port);
                 return ExitCode::FAILURE;
             }
         };
         let addr: SocketAddr = match listener.local_addr() {
             Ok(a) => a,
             Err(e) => {
-                eprintln!("ceiling: {e}");
+                eprintln!("error: {e}");
                 return ExitCode::FAILURE;
             }
         };

@@ -49,7 +49,7 @@ fn bad_flags_exit_2() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr:?}");
-        assert!(stderr.starts_with("ceiling: "), "{args:?}: {stderr:?}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr:?}");
     }
 }
 

@@ -366,68 +366,11 @@ pub fn parse(json: &str) -> Result<Vec<Case>, String> {
     Ok(out)
 }
 
+/// One case as the file has it → a `Case`: what to send, what to expect, and whether the two agree with its match.
 fn convert(raw: RawCase) -> Result<Case, String> {
-    let send = match (raw.request, raw.raw) {
-        (Some(r), None) => Wire::Request(Request {
-            method: r.method,
-            target: r.target,
-            headers: r.headers,
-            body: r.body.map(expand).transpose()?,
-        }),
-        (None, Some(bytes)) => Wire::Raw(expand(bytes)?),
-        _ => return Err("needs exactly one of `request` and `raw`".to_owned()),
-    };
-    let e = raw.expect;
-    let mut any_of = Vec::new();
-    for a in e.any_of {
-        any_of.push(match a {
-            RawAnyOf::Status(s) => AnyOf::Status(s),
-            RawAnyOf::Word(w) if w == "closed" => AnyOf::Closed,
-            RawAnyOf::Word(w) => return Err(format!("any_of: {w:?} is neither a status nor \"closed\"")),
-        });
-    }
-    let mut headers = BTreeMap::new();
-    for (name, want) in e.headers {
-        let want = match want {
-            None => HeaderExpect::Absent,
-            Some(RawHeader::Value(v)) => HeaderExpect::Value(v),
-            Some(RawHeader::Pattern { pattern }) => HeaderExpect::Pattern(regex(&pattern)?),
-        };
-        headers.insert(name.to_ascii_lowercase(), want);
-    }
-    let expect = Expect {
-        status: e.status,
-        status_class: e.status_class,
-        any_of,
-        content_type: e.content_type,
-        body: e.body,
-        body_pattern: e.body_pattern.as_deref().map(regex).transpose()?,
-        no_body: e.no_body,
-        headers,
-        closes: e.closes,
-    };
-    let needs_reason = raw.matching != Match::Exact;
-    if needs_reason && raw.reason.as_deref().is_none_or(str::is_empty) {
-        return Err("a case that is not `exact` needs a `reason`".to_owned());
-    }
-    match raw.matching {
-        Match::Exact => {
-            if expect.status.is_none() || expect.content_type.is_none() {
-                return Err("an `exact` case needs `status` and `content_type`".to_owned());
-            }
-            let bodies = [expect.body.is_some(), expect.body_pattern.is_some(), expect.no_body];
-            if bodies.iter().filter(|b| **b).count() != 1 {
-                return Err("an `exact` case needs exactly one of `body`, `body_pattern` and `no_body`".to_owned());
-            }
-        }
-        Match::StatusClass if expect.status.is_none() == expect.status_class.is_none() => {
-            return Err("a `status-class` case needs exactly one of `status` and `status_class`".to_owned());
-        }
-        Match::Tolerated if expect.any_of.is_empty() => {
-            return Err("a `tolerated` case needs `any_of`".to_owned());
-        }
-        _ => {}
-    }
+    let send = convert_send(raw.request, raw.raw)?;
+    let expect = convert_expect(raw.expect)?;
+    check_match(raw.matching, raw.reason.as_deref(), &expect)?;
     if !is_kebab(&raw.rule_id) {
         return Err(format!("rule_id {:?} is not kebab-case (a-z, 0-9 and single dashes)", raw.rule_id));
     }
@@ -453,6 +396,79 @@ fn convert(raw: RawCase) -> Result<Case, String> {
         send,
         expect,
     })
+}
+
+/// What to send: a request built from its parts, or raw bytes; exactly one of them.
+fn convert_send(request: Option<RawRequest>, raw: Option<BytesSpec>) -> Result<Wire, String> {
+    match (request, raw) {
+        (Some(r), None) => Ok(Wire::Request(Request {
+            method: r.method,
+            target: r.target,
+            headers: r.headers,
+            body: r.body.map(expand).transpose()?,
+        })),
+        (None, Some(bytes)) => Ok(Wire::Raw(expand(bytes)?)),
+        _ => Err("needs exactly one of `request` and `raw`".to_owned()),
+    }
+}
+
+/// What to expect, with `any_of`'s words, header expectations and patterns read.
+fn convert_expect(e: RawExpect) -> Result<Expect, String> {
+    let mut any_of = Vec::new();
+    for a in e.any_of {
+        any_of.push(match a {
+            RawAnyOf::Status(s) => AnyOf::Status(s),
+            RawAnyOf::Word(w) if w == "closed" => AnyOf::Closed,
+            RawAnyOf::Word(w) => return Err(format!("any_of: {w:?} is neither a status nor \"closed\"")),
+        });
+    }
+    let mut headers = BTreeMap::new();
+    for (name, want) in e.headers {
+        let want = match want {
+            None => HeaderExpect::Absent,
+            Some(RawHeader::Value(v)) => HeaderExpect::Value(v),
+            Some(RawHeader::Pattern { pattern }) => HeaderExpect::Pattern(regex(&pattern)?),
+        };
+        headers.insert(name.to_ascii_lowercase(), want);
+    }
+    Ok(Expect {
+        status: e.status,
+        status_class: e.status_class,
+        any_of,
+        content_type: e.content_type,
+        body: e.body,
+        body_pattern: e.body_pattern.as_deref().map(regex).transpose()?,
+        no_body: e.no_body,
+        headers,
+        closes: e.closes,
+    })
+}
+
+/// Whether the expectation says what its match needs: a reason for any match but `exact`, and for each match the
+/// fields it compares.
+fn check_match(matching: Match, reason: Option<&str>, expect: &Expect) -> Result<(), String> {
+    if matching != Match::Exact && reason.is_none_or(str::is_empty) {
+        return Err("a case that is not `exact` needs a `reason`".to_owned());
+    }
+    match matching {
+        Match::Exact => {
+            if expect.status.is_none() || expect.content_type.is_none() {
+                return Err("an `exact` case needs `status` and `content_type`".to_owned());
+            }
+            let bodies = [expect.body.is_some(), expect.body_pattern.is_some(), expect.no_body];
+            if bodies.iter().filter(|b| **b).count() != 1 {
+                return Err("an `exact` case needs exactly one of `body`, `body_pattern` and `no_body`".to_owned());
+            }
+        }
+        Match::StatusClass if expect.status.is_none() == expect.status_class.is_none() => {
+            return Err("a `status-class` case needs exactly one of `status` and `status_class`".to_owned());
+        }
+        Match::Tolerated if expect.any_of.is_empty() => {
+            return Err("a `tolerated` case needs `any_of`".to_owned());
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Lower-case letters and digits in words joined by single dashes, as `get-user` or `transport-head-limits`.

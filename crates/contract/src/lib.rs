@@ -187,39 +187,49 @@ fn roundtrip(addr: SocketAddr, created: &Outcome) -> Vec<Mismatch> {
 /// Compares a response with what the case expects, and returns every mismatch (empty means the case passed).
 pub fn check(case: &Case, outcome: &Outcome) -> Vec<String> {
     let expect = &case.expect;
-    let mut out = Vec::new();
     let (response, closed) = match (outcome, case.matching) {
-        (Outcome::Closed, Match::Tolerated) if expect.any_of.contains(&AnyOf::Closed) => return out,
+        (Outcome::Closed, Match::Tolerated) if expect.any_of.contains(&AnyOf::Closed) => return Vec::new(),
         (Outcome::Closed, _) => {
-            out.push(format!("expected {}, got the connection closed without a response", expect.describe_status()));
-            return out;
+            return vec![format!(
+                "expected {}, got the connection closed without a response",
+                expect.describe_status()
+            )];
         }
         (Outcome::Response { response, closed }, _) => (response, *closed),
     };
-    let status = response.status;
+    let mut out = Vec::new();
+    if !status_matches(case, response.status) {
+        out.push(format!("status: expected {}, got {}", expect.describe_status(), response.status));
+    }
+    // Only an exact case says more than the status.
+    if case.matching == Match::Exact {
+        check_body(expect, response, &mut out);
+        check_headers(expect, response, &mut out);
+        if expect.closes && closed == Some(false) {
+            out.push("connection: expected the server to close it after the response, it stayed open".to_owned());
+        }
+    }
+    out
+}
+
+/// Whether the status is one the case allows: one of `any_of` (tolerated), the status or its class (status class),
+/// or exactly the status (exact).
+fn status_matches(case: &Case, status: u16) -> bool {
+    let expect = &case.expect;
     match case.matching {
-        Match::Tolerated => {
-            if !expect.any_of.contains(&AnyOf::Status(status)) {
-                out.push(format!("status: expected {}, got {status}", expect.describe_status()));
-            }
-            return out;
-        }
-        Match::StatusClass => {
-            let ok = match (expect.status, expect.status_class) {
-                (Some(s), _) => status == s,
-                (None, Some(class)) => status / 100 == u16::from(class),
-                (None, None) => false,
-            };
-            if !ok {
-                out.push(format!("status: expected {}, got {status}", expect.describe_status()));
-            }
-            return out;
-        }
-        Match::Exact => {}
+        Match::Tolerated => expect.any_of.contains(&AnyOf::Status(status)),
+        Match::StatusClass => match (expect.status, expect.status_class) {
+            (Some(s), _) => status == s,
+            (None, Some(class)) => status / 100 == u16::from(class),
+            (None, None) => false,
+        },
+        Match::Exact => Some(status) == expect.status,
     }
-    if Some(status) != expect.status {
-        out.push(format!("status: expected {}, got {status}", expect.describe_status()));
-    }
+}
+
+/// The body and what describes it: its `Content-Type`; none, the exact bytes, or a pattern; a `Content-Length`
+/// equal to it.
+fn check_body(expect: &Expect, response: &Response, out: &mut Vec<String>) {
     if let Some(want) = &expect.content_type {
         match response.header("content-type") {
             Some(got) if got == want => {}
@@ -231,32 +241,35 @@ pub fn check(case: &Case, outcome: &Outcome) -> Vec<String> {
         if !response.body.is_empty() {
             out.push(format!("body: expected none, got {}", show(&response.body)));
         }
-    } else {
-        if let Some(want) = &expect.body {
-            if response.body != want.as_bytes() {
-                out.push(format!("body: expected {}, got {}", show(want.as_bytes()), show(&response.body)));
-            }
-        }
-        if let Some(pattern) = &expect.body_pattern {
-            let matched = std::str::from_utf8(&response.body).is_ok_and(|b| pattern.is_match(b));
-            if !matched {
-                out.push(format!("body: expected to match {}, got {}", pattern.as_str(), show(&response.body)));
-            }
-        }
-        // Every response carries a Content-Length equal to its body: never chunked, HTTP/1.0 included.
-        let len = response.body.len().to_string();
-        match response.header("content-length") {
-            Some(got) if got == len => {}
-            Some(got) => out.push(format!("content-length: expected {len} (the body's length), got {got}")),
-            None => out.push("content-length: expected one, got none".to_owned()),
+        return;
+    }
+    if let Some(want) = &expect.body {
+        if response.body != want.as_bytes() {
+            out.push(format!("body: expected {}, got {}", show(want.as_bytes()), show(&response.body)));
         }
     }
+    if let Some(pattern) = &expect.body_pattern {
+        let matched = std::str::from_utf8(&response.body).is_ok_and(|b| pattern.is_match(b));
+        if !matched {
+            out.push(format!("body: expected to match {}, got {}", pattern.as_str(), show(&response.body)));
+        }
+    }
+    // Every response carries a Content-Length equal to its body: never chunked, HTTP/1.0 included.
+    let len = response.body.len().to_string();
+    match response.header("content-length") {
+        Some(got) if got == len => {}
+        Some(got) => out.push(format!("content-length: expected {len} (the body's length), got {got}")),
+        None => out.push("content-length: expected one, got none".to_owned()),
+    }
+}
+
+/// No `Transfer-Encoding`, and every header the case names (a value, a pattern, or absent).
+fn check_headers(expect: &Expect, response: &Response, out: &mut Vec<String>) {
     if response.header("transfer-encoding").is_some() {
         out.push("transfer-encoding: expected none (responses are never chunked), got one".to_owned());
     }
     for (name, want) in &expect.headers {
-        let got = response.header(name);
-        match (want, got) {
+        match (want, response.header(name)) {
             (HeaderExpect::Absent, None) => {}
             (HeaderExpect::Absent, Some(g)) => out.push(format!("{name}: expected no such header, got {g:?}")),
             (HeaderExpect::Value(w), Some(g)) if w == g => {}
@@ -265,10 +278,6 @@ pub fn check(case: &Case, outcome: &Outcome) -> Vec<String> {
             (want, None) => out.push(format!("{name}: expected {want}, got none")),
         }
     }
-    if expect.closes && closed == Some(false) {
-        out.push("connection: expected the server to close it after the response, it stayed open".to_owned());
-    }
-    out
 }
 
 /// The differences between two servers' answers to one case, as the contract defines "identical": same status,

@@ -1,12 +1,12 @@
-//! The command line of `fairpair run`: every flag, its default and what it means, as clap reads it. `plan.rs` turns
-//! these words into a [`crate::plan::Plan`] (checking them there), and a preset (`presets.rs`) may fill in what the
-//! command line left open. A new flag goes here, and what it means goes into the plan.
+//! The command line of `fairpair run`: every flag, its default and what it means, as clap reads it. `plan/` turns
+//! these words into a [`crate::plan::Plan`] (checking them there), filling in what the command line left open from
+//! a preset's method (`presets.rs`) when one is given. A new flag goes here, and what it means goes into the plan.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::presets::Preset;
+use crate::kinds::{Preset, Tool};
 
 #[derive(Args, Clone, Debug)]
 pub struct RunArgs {
@@ -43,9 +43,9 @@ pub struct RunArgs {
     /// fairpair (today's defaults). It only sets defaults: every flag given on the command line wins.
     #[arg(long, value_enum)]
     pub preset: Option<Preset>,
-    /// Load tool for the closed-loop runs: wrk, oha, autocannon, ab or bombardier [default: wrk].
-    #[arg(long)]
-    pub tool: Option<String>,
+    /// Load tool for the closed-loop runs [default: wrk].
+    #[arg(long, value_enum)]
+    pub tool: Option<Tool>,
     /// Do not pin server and load generator to CPUs (the article's method).
     #[arg(long)]
     pub no_pin: bool,

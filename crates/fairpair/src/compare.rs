@@ -8,34 +8,18 @@
 //! only when the min–max ranges of its runs in the two files do not overlap, the same rule as the report's verdicts
 //! between subjects ([`stats::verdict`]).
 //!
-//! Both files are read through [`crate::schema`], as the report reads them: this version, or version 1 upgraded on
-//! load, so a comparison and a report of the same file quote the same figures.
+//! Both files are read by [`report::load`], as the report reads them: this version, or version 1 upgraded on load,
+//! so a comparison and a report of the same file quote the same figures. The comparison is a report
+//! [`Document`], so both renderers draw it: Markdown on stdout, or `compare.md` and `compare.html` with `--out`.
 
-use std::fmt::Write;
-use std::path::Path;
-
-use anyhow::Result;
-
-use crate::schema::{self, Benchmark, LoadRun, ReadError, SCHEMA_VERSION, Settings, Summary};
+use crate::report::{
+    self,
+    Align::{Left, Right},
+    Block, Document, Table,
+};
+use crate::schema::{Benchmark, LoadRun, Settings, Summary};
 use crate::stats::{self, Stat, Verdict};
-use crate::text::thousands;
-use crate::usage;
-
-/// Reads a `benchmark.json` for a comparison. Any problem with the file is the user's input: a one-line error, exit 2.
-pub fn load(path: &Path) -> Result<Benchmark> {
-    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
-    let path = path.display();
-    schema::read(&text, crate::summary::summarise).map_err(|e| {
-        usage(match e {
-            ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
-            ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
-            ReadError::Version(v) => {
-                format!("{path}: schema version {v}, this fairpair compares versions 1 and {SCHEMA_VERSION}")
-            }
-            ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
-        })
-    })
-}
+use crate::text::number;
 
 /// The figures compared, each with the direction that counts as better.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +117,7 @@ impl Comparison {
 pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
     let mut out = Comparison::default();
     for o in &old.summaries {
-        let Some(n) = find(&new.summaries, &o.subject, &o.scenario, o.connections) else {
+        let Some(n) = new.summary(&o.subject, &o.scenario, o.connections) else {
             out.unmatched.push(format!("{} {} at {} connections (old only)", o.subject, o.scenario, o.connections));
             continue;
         };
@@ -167,12 +151,12 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
         }
     }
     for n in &new.summaries {
-        if find(&old.summaries, &n.subject, &n.scenario, n.connections).is_none() {
+        if old.summary(&n.subject, &n.scenario, n.connections).is_none() {
             out.unmatched.push(format!("{} {} at {} connections (new only)", n.subject, n.scenario, n.connections));
         }
     }
     for o in &old.memory_summaries {
-        let Some(n) = new.memory_summaries.iter().find(|m| m.subject == o.subject) else {
+        let Some(n) = new.memory_summary(&o.subject) else {
             out.unmatched.push(format!("{} memory (old only)", o.subject));
             continue;
         };
@@ -180,7 +164,7 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
             (Metric::IdleRss, &o.idle_rss_kib, &n.idle_rss_kib),
             (Metric::AfterLoadRss, &o.after_rss_kib, &n.after_rss_kib),
         ] {
-            let (a, b) = (kib_to_mib(a), kib_to_mib(b));
+            let (a, b) = (a.kib_to_mib(), b.kib_to_mib());
             let change = Change::of(metric, &a, &b);
             out.rows.push(Row {
                 cell: None,
@@ -201,29 +185,19 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
     out
 }
 
-fn find<'a>(s: &'a [Summary], subject: &str, scenario: &str, connections: u32) -> Option<&'a Summary> {
-    s.iter().find(|x| x.subject == subject && x.scenario == scenario && x.connections == connections)
-}
-
-fn kib_to_mib(s: &Stat) -> Stat {
-    Stat { n: s.n, median: s.median / 1024.0, min: s.min / 1024.0, max: s.max / 1024.0, cv: s.cv }
-}
-
-/// The comparison as Markdown: the two runs, the verdict counts, every figure, and the ratio between the first two
-/// contract subjects within each file (which is what moves when a machine changes the balance between them).
-pub fn render(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark, c: &Comparison) -> String {
-    let mut md = String::new();
-    let _ = writeln!(md, "# fairpair comparison\n");
-    header(&mut md, old_name, new_name, old, new);
-    let _ = writeln!(
-        md,
-        "\nA figure moved *beyond the noise* only when the min–max ranges of its runs in the two files do not \
-         overlap (the report's rule); with a single run on either side the noise is unknown and no verdict is \
-         given. The ratio is new / old: above 1 is better for throughput, below 1 better for latency, CPU and \
-         memory.\n"
+/// The comparison as a [`Document`], drawn by the report's renderers (`compare.md`, `compare.html`): the two runs,
+/// the verdict counts, every figure, and each subject's ratio to the recorded baseline within each file (which is
+/// what moves when a machine changes the balance between them).
+pub fn document(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark, c: &Comparison) -> Document {
+    let mut doc = Document::default();
+    doc.heading(1, "fairpair comparison");
+    header(&mut doc, old_name, new_name, old, new);
+    doc.paragraph(
+        "A figure moved *beyond the noise* only when the min–max ranges of its runs in the two files do not overlap \
+         (the report's rule); with a single run on either side the noise is unknown and no verdict is given. The \
+         ratio is new / old: above 1 is better for throughput, below 1 better for latency, CPU and memory.",
     );
-    let _ = writeln!(
-        md,
+    doc.paragraph(format!(
         "**{} figures compared: {} better beyond the noise, {} worse beyond the noise, {} within the noise, {} \
          without a verdict (single run).**",
         c.rows.len(),
@@ -231,58 +205,58 @@ pub fn render(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark, 
         c.count(Change::Worse),
         c.count(Change::WithinNoise),
         c.count(Change::NoiseUnknown)
-    );
-
+    ));
     let (closed, memory): (Vec<&Row>, Vec<&Row>) = c.rows.iter().partition(|r| r.cell.is_some());
+    let figure_columns = [("figure", Left), ("old", Right), ("new", Right), ("new / old", Right), ("verdict", Left)];
     if !closed.is_empty() {
-        let _ = writeln!(md, "\n## Closed-loop runs\n\nMedian [min–max] over each file's repeats.\n");
-        let _ = writeln!(
-            md,
-            "| scenario | connections | subject | figure | old | new | new / old | verdict |\n|---|---:|---|---|---:|---:|---:|---|"
+        doc.heading(2, "Closed-loop runs");
+        doc.paragraph("Median [min–max] over each file's repeats.");
+        let mut t = Table::new(
+            &[[("scenario", Left), ("connections", Right), ("subject", Left)].as_slice(), &figure_columns].concat(),
         );
         for r in closed {
-            let (scenario, conns) = r.cell.as_ref().expect("partitioned on cell");
-            let _ = writeln!(md, "| {scenario} | {conns} | {} | {} |", r.subject, figures(r));
+            let (scenario, conns) = r.cell.clone().expect("partitioned on cell");
+            t.row([vec![scenario, conns.to_string(), r.subject.clone()], figures(r)].concat());
         }
+        doc.push(Block::Table(t));
     }
     if !memory.is_empty() {
-        let _ = writeln!(md, "\n## Memory\n\nRSS summed over each subject's processes, median [min–max].\n");
-        let _ = writeln!(md, "| subject | figure | old | new | new / old | verdict |\n|---|---|---:|---:|---:|---|");
+        doc.heading(2, "Memory");
+        doc.paragraph("RSS summed over each subject's processes, median [min–max].");
+        let mut t = Table::new(&[[("subject", Left)].as_slice(), &figure_columns].concat());
         for r in memory {
-            let _ = writeln!(md, "| {} | {} |", r.subject, figures(r));
+            t.row([vec![r.subject.clone()], figures(r)].concat());
         }
+        doc.push(Block::Table(t));
     }
-    between_subjects(&mut md, old, new);
+    against_baseline(&mut doc, old, new);
     if !c.unmatched.is_empty() {
-        let _ = writeln!(md, "\n## Measured in one file only\n");
-        for u in &c.unmatched {
-            let _ = writeln!(md, "- {u}");
-        }
+        doc.heading(2, "Measured in one file only");
+        doc.list(c.unmatched.clone());
     }
-    md
+    doc
 }
 
 /// Where and how each file was measured, and a warning when the method differs.
-fn header(md: &mut String, old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark) {
-    let _ = writeln!(md, "| | old | new |\n|---|---|---|");
-    let _ = writeln!(md, "| file | `{old_name}` | `{new_name}` |");
-    let row = |md: &mut String, label: &str, f: &dyn Fn(&Benchmark) -> String| {
-        let _ = writeln!(md, "| {label} | {} | {} |", f(old), f(new));
-    };
-    row(md, "measured", &|r| r.environment.date.clone());
-    row(md, "machine", &|r| {
+fn header(doc: &mut Document, old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark) {
+    let mut t = Table::new(&[("", Left), ("old", Left), ("new", Left)]);
+    t.row(vec!["file".into(), format!("`{old_name}`"), format!("`{new_name}`")]);
+    let mut row = |label: &str, f: &dyn Fn(&Benchmark) -> String| t.row(vec![label.into(), f(old), f(new)]);
+    row("measured", &|r| r.environment.date.clone());
+    row("machine", &|r| {
         let e = &r.environment;
         format!("{} × {}, `{}`, Linux {}", e.cpu_model, e.cpus_online, e.hostname, e.kernel)
     });
-    row(md, "commit", &|r| {
+    row("commit", &|r| {
         let e = &r.environment;
         let short: String = e.git_commit.chars().take(10).collect();
         format!("`{short}`{}", if e.git_dirty { " (uncommitted changes)" } else { "" })
     });
-    row(md, "rustc, node", &|r| format!("{}, {}", r.environment.rustc, r.environment.node));
-    row(md, "method", &|r| method(&r.settings));
-    row(md, "other processes during the runs", &|r| busy(&r.runs));
-    row(md, "schema", &|r| r.schema_version.to_string());
+    row("rustc, node", &|r| format!("{}, {}", r.environment.rustc, r.environment.node));
+    row("method", &|r| method(&r.settings));
+    row("other processes during the runs", &|r| busy(&r.runs));
+    row("schema", &|r| r.schema_version.to_string());
+    doc.push(Block::Table(t));
     let (a, b) = (&old.settings, &new.settings);
     let mut differ = Vec::new();
     if a.tool != b.tool || a.loader_threads != b.loader_threads {
@@ -298,12 +272,11 @@ fn header(md: &mut String, old_name: &str, new_name: &str, old: &Benchmark, new:
         differ.push("pinning");
     }
     if !differ.is_empty() {
-        let _ = writeln!(
-            md,
-            "\n> **The method differs** ({}): a figure that moved may have moved for that reason, not only for the \
+        doc.push(Block::Note(format!(
+            "**The method differs** ({}): a figure that moved may have moved for that reason, not only for the \
              machine or the code.",
             differ.join(", ")
-        );
+        )));
     }
 }
 
@@ -334,56 +307,67 @@ fn busy(runs: &[LoadRun]) -> String {
     )
 }
 
-/// `figure | old | new | new / old | verdict` cells of one row.
-fn figures(r: &Row) -> String {
+/// The `figure`, `old`, `new`, `new / old` and `verdict` cells of one row.
+fn figures(r: &Row) -> Vec<String> {
     let ratio = if r.old.median == 0.0 { "—".to_string() } else { format!("{:.2}×", r.new.median / r.old.median) };
     let notes = if r.notes.is_empty() { String::new() } else { format!(" ({})", r.notes.join("; ")) };
-    format!("{} | {} | {} | {ratio} | {}{notes}", r.metric.label(), stat(&r.old), stat(&r.new), r.change.text())
+    vec![r.metric.label().into(), stat(&r.old), stat(&r.new), ratio, format!("{}{notes}", r.change.text())]
 }
 
 fn stat(s: &Stat) -> String {
-    if s.n > 1 { format!("{} [{}–{}]", num(s.median), num(s.min), num(s.max)) } else { num(s.median) }
+    if s.n > 1 { format!("{} [{}–{}]", number(s.median), number(s.min), number(s.max)) } else { number(s.median) }
 }
 
-fn num(v: f64) -> String {
-    if v.abs() >= 1000.0 { thousands(v) } else { format!("{v:.2}") }
-}
-
-/// The ratio between the first two contract subjects (rust / node by default) within each file: throughput and CPU
-/// per request, cell by cell. Two machines can agree on each subject's direction and still disagree on this ratio.
-fn between_subjects(md: &mut String, old: &Benchmark, new: &Benchmark) {
-    let pair: Vec<&str> = old.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).take(2).collect();
-    let [x, y] = pair[..] else { return };
-    let ratio = |file: &Benchmark, scenario: &str, conns: u32, pick: fn(&Summary) -> Option<f64>| {
-        let a = find(&file.summaries, x, scenario, conns).and_then(pick)?;
-        let b = find(&file.summaries, y, scenario, conns).and_then(pick)?;
-        (b != 0.0).then(|| a / b)
-    };
+/// Each contract subject's ratio to the run's baseline (`--baseline`, rust by default: see [`report::baseline`])
+/// within each file: throughput and CPU per request, cell by cell. Two machines can agree on each subject's direction
+/// and still disagree on this ratio. The ratio runs the report's way, subject / baseline.
+fn against_baseline(doc: &mut Document, old: &Benchmark, new: &Benchmark) {
+    let Some(base) = report::baseline(old) else { return };
     let throughput: fn(&Summary) -> Option<f64> = |s| Some(s.requests_per_sec.median);
     let cpu: fn(&Summary) -> Option<f64> = |s| s.server_cpu_us_per_request.as_ref().map(|c| c.median);
-    let mut lines = Vec::new();
-    for s in old.summaries.iter().filter(|s| s.subject == x) {
-        for (label, pick) in [("throughput", throughput), ("server CPU per request", cpu)] {
-            let (Some(a), Some(b)) =
-                (ratio(old, &s.scenario, s.connections, pick), ratio(new, &s.scenario, s.connections, pick))
-            else {
-                continue;
-            };
-            lines.push(format!("| {} | {} | {label} | {a:.2}× | {b:.2}× |", s.scenario, s.connections));
+    let others: Vec<&str> =
+        old.subjects.iter().filter(|s| !s.get_only && s.name != base).map(|s| s.name.as_str()).collect();
+    let mut t =
+        Table::new(&[("scenario", Left), ("connections", Right), ("figure", Left), ("old", Right), ("new", Right)]);
+    let mut titles = Vec::new();
+    for other in &others {
+        let ratio = |file: &Benchmark, scenario: &str, conns: u32, pick: fn(&Summary) -> Option<f64>| {
+            let a = file.summary(other, scenario, conns).and_then(pick)?;
+            let b = file.summary(base, scenario, conns).and_then(pick)?;
+            (b != 0.0).then(|| a / b)
+        };
+        let before = t.rows.len();
+        for s in old.summaries.iter().filter(|s| s.subject == *other) {
+            for (label, pick) in [("throughput", throughput), ("server CPU per request", cpu)] {
+                let (Some(a), Some(b)) =
+                    (ratio(old, &s.scenario, s.connections, pick), ratio(new, &s.scenario, s.connections, pick))
+                else {
+                    continue;
+                };
+                // With one subject beside the baseline the heading names it; with more, each row does.
+                let figure = if others.len() > 1 { format!("{other}: {label}") } else { label.to_string() };
+                t.row(vec![
+                    s.scenario.clone(),
+                    s.connections.to_string(),
+                    figure,
+                    format!("{a:.2}×"),
+                    format!("{b:.2}×"),
+                ]);
+            }
+        }
+        if t.rows.len() > before {
+            titles.push(format!("{other} / {base}"));
         }
     }
-    if lines.is_empty() {
+    if t.rows.is_empty() {
         return;
     }
-    let _ = writeln!(
-        md,
-        "\n## {x} / {y} within each file\n\nThe ratio of the two subjects' medians, measured in the same run: what \
-         a machine or a change does to the balance between them.\n"
+    doc.heading(2, format!("{} within each file", titles.join(", ")));
+    doc.paragraph(
+        "The ratio of the two subjects' medians, measured in the same run: what a machine or a change does to the \
+         balance between them.",
     );
-    let _ = writeln!(md, "| scenario | connections | figure | old | new |\n|---|---:|---|---:|---:|");
-    for l in lines {
-        let _ = writeln!(md, "{l}");
-    }
+    doc.push(Block::Table(t));
 }
 
 #[cfg(test)]
@@ -391,6 +375,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
+    use crate::report::load;
 
     fn results(rel: &str) -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results").join(rel)
@@ -460,7 +445,7 @@ mod tests {
         let worse: Vec<Metric> = c.rows.iter().filter(|r| r.change == Change::Worse).map(|r| r.metric).collect();
         assert_eq!(worse, [Metric::Throughput]);
         assert_eq!(compare(&old, &old).regressions(), 0, "a file compared with itself");
-        let md = render("old.json", "new.json", &old, &new, &c);
+        let md = report::markdown(&document("old.json", "new.json", &old, &new, &c));
         assert!(md.contains("| get | 50 | rust | throughput (req/s) | 101.00 [100.00–102.00] | 81.00 [80.00–82.00] | 0.80× | **worse, beyond the noise** |"), "{md}");
     }
 
@@ -492,8 +477,8 @@ mod tests {
         let (a, b) = (load(&a_path).unwrap(), load(&b_path).unwrap());
         let c = compare(&a, &b);
         assert_eq!(c.rows.len(), 10 * 4 + 3 * 2, "the same plan on both machines: every figure paired");
-        let md = render("a", "b", &a, &b, &c);
-        assert!(md.contains("## rust / node within each file"), "{md}");
+        let md = report::markdown(&document("a", "b", &a, &b, &c));
+        assert!(md.contains("## node / rust within each file"), "{md}");
         // Machine A was quiet, machine B shared with builds: the header says so.
         assert!(md.contains("| other processes during the runs | 0.1 % of the machine on average"), "{md}");
         assert!(md.contains("30 of 30 runs began on a busy machine |"), "{md}");

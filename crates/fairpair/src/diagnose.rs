@@ -9,7 +9,7 @@
 //! A signature is evidence, not proof (a service can be slow for 40 ms for reasons of its own), so every diagnosis is
 //! rendered as "this looks like …; to check, …", never as a verdict.
 
-use crate::schema::{Benchmark, Summary};
+use crate::schema::{Benchmark, SubjectKind, SubjectRecord, Summary};
 
 /// Linux's smallest delayed-ACK timeout (`TCP_DELACK_MIN`) is 40 ms; a p50 within this window of it, on loopback
 /// where a round trip takes microseconds, is the Nagle/delayed-ACK stall rather than work.
@@ -151,7 +151,7 @@ pub fn diagnose(b: &Benchmark) -> Vec<Diagnosis> {
     let mut out = Vec::new();
     for subject in &b.subjects {
         let name = subject.name.as_str();
-        if !is_loopback(&subject.command) {
+        if !is_loopback(subject) {
             // A remote service's round trip is its own; 40 ms there proves nothing.
         } else if let Some(d) = nagle(b, name) {
             out.push(d);
@@ -166,7 +166,7 @@ pub fn diagnose(b: &Benchmark) -> Vec<Diagnosis> {
                     out.push(d);
                 }
                 if low.errors == 0 && high.errors > 0 {
-                    let listen_backlog = find(b, name, &scenario, high.connections).and_then(|s| s.listen_backlog);
+                    let listen_backlog = b.summary(name, &scenario, high.connections).and_then(|s| s.listen_backlog);
                     out.push(Diagnosis::BacklogOrFdLimit {
                         subject: name.to_string(),
                         low: low.clone(),
@@ -180,13 +180,11 @@ pub fn diagnose(b: &Benchmark) -> Vec<Diagnosis> {
     out
 }
 
-/// A subject started by the harness listens on 127.0.0.1; a running service given by URL is on loopback only when
-/// its host says so.
-fn is_loopback(command: &str) -> bool {
-    match command.strip_prefix("http://").or_else(|| command.strip_prefix("https://")) {
-        None => true,
-        Some(rest) => ["127.", "localhost", "[::1]"].iter().any(|h| rest.starts_with(h)),
-    }
+/// A subject started by the harness listens on 127.0.0.1; a running service, whose command is its URL, is on
+/// loopback only when the URL's host says so.
+fn is_loopback(subject: &SubjectRecord) -> bool {
+    let host = subject.command.strip_prefix("http://").unwrap_or(&subject.command);
+    subject.kind != SubjectKind::External || ["127.", "localhost", "[::1]"].iter().any(|h| host.starts_with(h))
 }
 
 fn nagle(b: &Benchmark, subject: &str) -> Option<Diagnosis> {
@@ -229,10 +227,6 @@ fn cells_of(b: &Benchmark, subject: &str, scenario: &str) -> Vec<CellFigures> {
         b.summaries.iter().filter(|s| s.subject == subject && s.scenario == scenario).map(|s| figures(b, s)).collect();
     v.sort_by_key(|c| c.connections);
     v
-}
-
-fn find<'a>(b: &'a Benchmark, subject: &str, scenario: &str, connections: u32) -> Option<&'a Summary> {
-    b.summaries.iter().find(|s| s.subject == subject && s.scenario == scenario && s.connections == connections)
 }
 
 /// The figures of one summary, with the server's CPU per request turned into a share of its CPUs.
@@ -336,6 +330,7 @@ mod tests {
         }
         // A service on another host: 40 ms may be its network.
         let mut b = bench(&[("alpha", "get", 50, 1_250.0, 40.0, None, 12.0, 0)]);
+        b.subjects[1].kind = SubjectKind::External;
         b.subjects[1].command = "http://10.0.0.7:8000".into();
         assert_eq!(diagnose(&b), []);
         // The same service on loopback, CPU not measured from outside: still a hypothesis, and the text says so.

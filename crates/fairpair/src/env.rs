@@ -27,6 +27,7 @@ pub fn capture(tools: BTreeMap<String, String>) -> Environment {
         os: os_name(),
         rustc: first_line_of(&["rustc", "--version"]).unwrap_or_else(|| "not found".into()),
         node: first_line_of(&["node", "--version"]).unwrap_or_else(|| "not found".into()),
+        go: None,
         tools,
         git_commit: git_commit(),
         git_dirty: Command::new("git")
@@ -74,12 +75,21 @@ pub fn capture_on(host: &Host, dir: &str) -> Result<Environment> {
         os: pretty_name(&read("/etc/os-release")),
         rustc: first_line("command -v rustc >/dev/null && rustc --version || echo not found").unwrap_or_default(),
         node: first_line("command -v node >/dev/null && node --version || echo not found").unwrap_or_default(),
+        go: None,
         tools: BTreeMap::new(),
         git_commit: commit_or_phrase(git_commit.is_some(), git_commit.as_deref().unwrap_or("")),
         git_dirty: dirty.is_some_and(|d| !d.trim().is_empty()),
         somaxconn: read("/proc/sys/net/core/somaxconn").trim().parse().ok(),
         cpu_governor: (!governors.is_empty()).then(|| governors.join(",")),
     })
+}
+
+/// The Go that built `binary` on `host`: `go version BINARY` prints `BINARY: go1.19.8`, read from the binary itself,
+/// so it names the compiler of what is measured, not whichever `go` is on PATH. `None` without `go` there.
+pub fn go_version(host: &Host, binary: &str) -> Option<String> {
+    let out = host.run(&format!("go version {}", shell_words(&[binary.to_string()])), COMMAND_LIMIT).ok()?;
+    let version = out.trim().rsplit(": ").next()?.trim();
+    (!version.is_empty()).then(|| version.to_string())
 }
 
 /// The distinct frequency governors of `cpus`, or `None` when the kernel exposes none (virtual machines often do

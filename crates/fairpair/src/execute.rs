@@ -16,21 +16,21 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::measure::{self, Measure};
+use crate::measure::{self, Runner};
 use crate::plan::{Plan, Scenario};
 use crate::preflight;
 use crate::progress::{Phase, Progress};
 use crate::schema::*;
-use crate::subject::SubjectSpec;
+use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
-use crate::tools::{self, LoadTool};
+use crate::tools::{self, LoadTool, Tool};
 use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
 struct Execution<'a> {
     plan: &'a Plan,
-    measure: Measure<'a>,
+    runner: Runner<'a>,
     progress: Progress,
     bench: Benchmark,
     /// Whether writing the partial file failed once already (said once, not after every run).
@@ -40,42 +40,51 @@ struct Execution<'a> {
 /// Runs the plan: preflight, then the phases; `benchmark.json` in the plan's output directory is rewritten after every
 /// run (marked incomplete) and once more at the end (complete). Returns the finished results.
 pub fn run(plan: &Plan) -> Result<Benchmark> {
-    let tool = tools::by_name(&plan.settings.tool).expect("checked by the plan");
+    let tool = plan.settings.tool.adapter();
     tools::require(tool.as_ref())?;
     if plan.settings.pinned && !tools::installed("taskset") {
         return Err(crate::usage("taskset (util-linux) not found: install util-linux, or pass --no-pin"));
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     plan.announce();
-    let environment = env::capture(tool_versions());
+    let mut environment = env::capture(tool_versions());
     // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
     // any load.
-    let path = host::path_record(&plan.server_host)?;
+    let mut path = host::path_record(&plan.server_host)?;
+    // Which Go built the Go server, recorded in the environment of the host it runs on.
+    if let Some(binary) = go_binary(plan) {
+        let go = env::go_version(&plan.server_host, &binary);
+        match path.as_mut() {
+            Some((p, _)) => p.server_environment.go = go,
+            None => environment.go = go,
+        }
+    }
     if let Some((p, _)) = &path {
         eprintln!("{}", two_hosts_line(p));
     }
     let mut progress = Progress::new(&plan.estimate());
     let (scripts, scenarios) = prepare_scripts(plan, tool.as_ref())?;
 
-    // Preflight: verify, then calibrate; the runs use the plan it revised.
-    let stage = preflight::Stage { tool: tool.as_ref(), scripts: &scripts, say: &|m| progress.status(m) };
+    // Preflight: verify, then calibrate; the runs read its calibration.
+    let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
+    let runner = Runner::new(plan, tool, scripts).with_interface(interface.clone());
+    let stage = preflight::Stage { runner: &runner, say: &|m| progress.status(m) };
     let outcome = preflight::run(plan, &stage)?;
-    preflight::announce(&outcome, &|m| progress.println(m));
-    progress.preflight_done(&outcome.plan.estimate());
-    let preflight::Outcome { plan: revised, subjects, measurable, flags: preflight_flags, skipped, record } = outcome;
     // A subject that will not be measured leaves the plan here: no progress lines for runs that will not happen, and
     // an estimate of what is left without them.
-    let settings = revised.settings.clone();
-    let revised = revised.only_measurable(&measurable);
-    if revised.subjects.len() < plan.subjects.len() {
-        replan(&mut progress, &revised);
+    let measured = plan.only_measurable(&outcome.measurable);
+    preflight::announce(&outcome, &measured, &|m| progress.println(m));
+    progress.preflight_done(&measured.estimate());
+    let preflight::Outcome { calibration, subjects, measurable: _, flags: preflight_flags, skipped, record } = outcome;
+    if measured.subjects.len() < plan.subjects.len() {
+        replan(&mut progress, &measured);
     }
     let bench = Benchmark {
         schema_version: SCHEMA_VERSION,
         generator: format!("fairpair {}", env!("CARGO_PKG_VERSION")),
         complete: false,
         environment,
-        settings,
+        settings: plan.settings.clone(),
         subjects,
         scenarios,
         skipped: plan.skipped.iter().cloned().chain(skipped).collect(),
@@ -88,9 +97,8 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         flags: preflight_flags,
         two_hosts: path.as_ref().map(|(p, _)| p.clone()),
     };
-    let interface = path.as_ref().and_then(|(p, _)| p.interface.clone());
-    let measure = Measure::new(&revised, tool, scripts).with_interface(interface.clone());
-    let mut ex = Execution { plan: &revised, measure, progress, bench, save_failed: false };
+    let runner = runner.for_plan(&measured).calibrated(calibration);
+    let mut ex = Execution { plan: &measured, runner, progress, bench, save_failed: false };
     ex.save();
     ex.load_phase();
     ex.bench.summaries = summarise(&ex.bench.runs);
@@ -108,6 +116,14 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     write_results(&ex.bench, &plan.out)?;
     ex.progress.finish();
     Ok(ex.bench)
+}
+
+/// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
+fn go_binary(plan: &Plan) -> Option<String> {
+    plan.subjects.iter().find_map(|s| match &s.kind {
+        Kind::Builtin { program, .. } if matches!(s.name.as_str(), "go" | "go-multi") => program.first().cloned(),
+        _ => None,
+    })
 }
 
 /// The line that says a run is a two-host run, before anything is measured.
@@ -164,10 +180,10 @@ pub fn partial(bench: &Benchmark) -> Benchmark {
 /// Load tool name → version line, for the environment record.
 fn tool_versions() -> BTreeMap<String, String> {
     let mut versions = BTreeMap::new();
-    for name in tools::NAMES {
-        let t = tools::by_name(name).expect("known tool");
+    for tool in Tool::ALL {
+        let t = tool.adapter();
         let v = if t.available() { t.version() } else { "not installed".into() };
-        versions.insert(name.to_string(), v);
+        versions.insert(tool.name().to_string(), v);
     }
     versions
 }
@@ -187,7 +203,7 @@ fn prepare_scripts(
         }
         records.push(ScenarioRecord {
             name: s.name.clone(),
-            method: s.method.clone(),
+            method: s.method.to_string(),
             path: s.path.clone(),
             body: s.body.clone(),
             wrk_script: written.and_then(|(_, text)| text),
@@ -213,20 +229,14 @@ struct OpenLoopRates<'a> {
     rates: Vec<(f64, f64)>,
 }
 
-/// The tool of the open-loop phase at `rate`: oha when it is installed, else autocannon when it can hold the rate;
-/// otherwise why there is none.
-fn open_loop_tool(rate: f64) -> std::result::Result<Box<dyn LoadTool>, String> {
-    if tools::installed("oha") {
-        Ok(tools::by_name("oha").expect("known"))
-    } else if tools::installed("autocannon") && rate <= tools::autocannon::MAX_RATE {
-        Ok(tools::by_name("autocannon").expect("known"))
-    } else if tools::installed("autocannon") {
-        Err(format!(
-            "autocannon cannot hold {rate:.0} requests/s on one core (about {:.0} at most)",
-            tools::autocannon::MAX_RATE
-        ))
-    } else {
-        Err("neither oha nor autocannon is installed".to_string())
+/// The plan's open-loop tool, when it can hold `rate`; otherwise why there is none.
+fn open_loop_tool(plan: &Plan, rate: f64) -> std::result::Result<Box<dyn LoadTool>, String> {
+    let tool = plan.open_loop_tool.ok_or("neither oha nor autocannon is installed")?.adapter();
+    match tool.open_loop().and_then(|o| o.max_rate) {
+        Some(max) if rate > max => {
+            Err(format!("{} cannot hold {rate:.0} requests/s on one core (about {max:.0} at most)", tool.name()))
+        }
+        _ => Ok(tool),
     }
 }
 
@@ -274,8 +284,7 @@ impl<'a> Execution<'a> {
                         "run {done}/{total}: {} {} c={} #{repeat}",
                         spec.name, scenario.name, cell.connections
                     ));
-                    let store = self.bench.preflight.as_ref().and_then(|p| p.store.as_ref());
-                    let checked = self.measure.checked_run(store, spec, scenario, cell.connections, repeat);
+                    let checked = self.runner.checked_run(spec, scenario, cell.connections, repeat);
                     for note in checked.notes {
                         self.progress.println(note);
                     }
@@ -305,7 +314,7 @@ impl<'a> Execution<'a> {
         for repeat in 1..=plan.settings.memory_repeats {
             for spec in plan.subjects.iter().filter(|s| s.started_by_harness()) {
                 self.status(format!("memory {} #{repeat}", spec.name));
-                match self.measure.memory_run(spec, repeat) {
+                match self.runner.memory_run(spec, repeat) {
                     Ok(run) => self.bench.memory.push(run),
                     Err(e) => self.failed(spec, None, None, e),
                 }
@@ -325,7 +334,7 @@ impl<'a> Execution<'a> {
             skipped.push("open-loop phase: disabled (--open-loop-rates 0)".into());
             return None;
         }
-        let Some(scenario) = plan.scenarios.iter().find(|s| s.name == "get") else {
+        let Some(scenario) = plan.open_loop_scenario() else {
             skipped.push("open-loop phase: it runs on the get scenario, which is not in this plan".into());
             return None;
         };
@@ -334,7 +343,7 @@ impl<'a> Execution<'a> {
             .bench
             .summaries
             .iter()
-            .filter(|s| s.scenario == "get" && s.connections == connections)
+            .filter(|s| s.scenario == scenario.name && s.connections == connections)
             .map(|s| (s.requests_per_sec.median, s.subject.clone()))
             .min_by(|a, b| a.0.total_cmp(&b.0));
         let Some((slowest_rps, slowest_name)) = slowest else {
@@ -351,7 +360,7 @@ impl<'a> Execution<'a> {
         let Some(OpenLoopRates { scenario, slowest_name, rates }) = self.open_loop_rates() else { return };
         let connections = self.bench.settings.open_loop_connections;
         for (fraction, rate) in rates {
-            let tool = match open_loop_tool(rate) {
+            let tool = match open_loop_tool(plan, rate) {
                 Ok(tool) => tool,
                 Err(why) => {
                     self.bench.skipped.push(format!(
@@ -366,13 +375,13 @@ impl<'a> Execution<'a> {
             };
             for spec in &plan.subjects {
                 self.status(format!("open loop {} at {rate:.0}/s", spec.name));
-                match self.measure.open_loop_run(tool.as_ref(), spec, scenario, connections, fraction, rate) {
+                match self.runner.open_loop_run(tool.as_ref(), spec, scenario, connections, (fraction, rate)) {
                     Ok(run) => {
                         if run.achieved_rps < 0.95 * run.asked_rps {
                             self.bench.flags.push(flag(
                                 FlagKind::RateNotReached,
                                 &spec.name,
-                                Some("get"),
+                                Some(&scenario.name),
                                 Some(connections),
                                 format!(
                                     "{} open loop: asked {:.0} requests/s, achieved {:.0}",

@@ -4,16 +4,16 @@
 //! one way through one module per stage:
 //!
 //! - `args.rs` — the command line of `fairpair run`, as clap reads it.
-//! - `plan.rs` — the command line resolved into a [`plan::Plan`]: subjects, scenarios, pinning, phase lengths, and
-//!   the time estimate.
+//! - `plan/` — the command line and the machine's facts (gathered first) resolved into a [`plan::Plan`]: subjects,
+//!   scenarios, pinning, phase lengths, and the time estimate.
 //! - `preflight.rs` — between the plan and the runs: verify every subject, then calibrate the plan to the machine
 //!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
 //! - `execute.rs` — runs the revised plan's phases in order (load, open loop, memory) and collects the raw records;
 //!   `progress.rs` shows how far it is, weighted by the plan's estimate.
 //! - `measure.rs` — one run: a fresh subject, the load tool, `/proc` sampled around it; one raw record out.
 //! - `summary.rs` — statistics and flags, pure functions of the raw records.
-//! - `report.rs` + `charts.rs` — `benchmark.json` → one document of sections, rendered as `report.md` and a
-//!   self-contained `report.html` (`report/`), with SVG charts.
+//! - `report/` + `charts.rs` — `benchmark.json` → one document of sections (`report/sections/`), rendered as
+//!   `report.md` and a self-contained `report.html`, with SVG charts.
 //!
 //! Beside the stages: `verify.rs` (the contract's cases, crate `contract`, run against a server), `subject.rs` (server
 //! processes: start, wait for the first 200, pin, stop the whole process group), `host.rs` (where they run: this
@@ -22,6 +22,7 @@
 //! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema.rs` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
 //! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side), `text.rs` (how numbers and durations are written),
+//! `kinds.rs` (the enums of the names a run is made of: tools, built-in subjects and scenarios, presets, methods),
 //! `presets.rs` (the published studies' methods and figures).
 //!
 //! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
@@ -33,6 +34,7 @@ pub mod diagnose;
 pub mod env;
 pub mod execute;
 pub mod host;
+pub mod kinds;
 pub mod measure;
 pub mod plan;
 pub mod preflight;
@@ -42,6 +44,7 @@ pub mod progress;
 pub mod report;
 pub mod schema;
 pub mod stats;
+pub mod store;
 pub mod subject;
 pub mod summary;
 pub mod text;

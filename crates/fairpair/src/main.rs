@@ -54,10 +54,12 @@ enum Cmd {
         /// The results file.
         #[arg(required_unless_present = "compare")]
         file: Option<PathBuf>,
-        /// Directory for report.md and the SVGs [default: the file's directory].
-        #[arg(long, conflicts_with = "compare")]
+        /// Directory for report.md, report.html and the SVGs [default: the file's directory]; with --compare, for
+        /// compare.md and compare.html instead of the Markdown on stdout.
+        #[arg(long)]
         out: Option<PathBuf>,
-        /// Compare two results files (before/after, or two machines): Markdown on stdout, a one-line count on stderr.
+        /// Compare two results files (before/after, or two machines): Markdown on stdout (or compare.md and
+        /// compare.html in --out), a one-line count on stderr.
         #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "file")]
         compare: Option<Vec<PathBuf>>,
         /// With --compare: exit with status 1 when a figure got worse beyond the measured noise.
@@ -152,8 +154,8 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::FAILURE)
         }
-        Cmd::Report { compare: Some(files), fail_on_regression, .. } => {
-            compare_files(&files[0], &files[1], fail_on_regression)
+        Cmd::Report { compare: Some(files), fail_on_regression, out, .. } => {
+            compare_files(&files[0], &files[1], out.as_deref(), fail_on_regression)
         }
         Cmd::Report { fail_on_regression: true, .. } => {
             Err(fairpair::usage("--fail-on-regression needs --compare OLD.json NEW.json"))
@@ -169,7 +171,6 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// `report --compare`: the Markdown on stdout (redirect it to keep it), the verdict counts on stderr.
 /// Paths for a closing line: `results/benchmark.json, results/report.md and results/report.html`.
 fn paths(files: &[PathBuf]) -> String {
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
@@ -179,10 +180,16 @@ fn paths(files: &[PathBuf]) -> String {
     }
 }
 
-fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Result<ExitCode> {
-    let (a, b) = (compare::load(old)?, compare::load(new)?);
+/// `report --compare`: the Markdown on stdout (redirect it to keep it), or compare.md and compare.html in `--out`;
+/// the verdict counts on stderr.
+fn compare_files(old: &Path, new: &Path, out: Option<&Path>, fail_on_regression: bool) -> anyhow::Result<ExitCode> {
+    let (a, b) = (report::load(old)?, report::load(new)?);
     let c = compare::compare(&a, &b);
-    print!("{}", compare::render(&old.display().to_string(), &new.display().to_string(), &a, &b, &c));
+    let doc = compare::document(&old.display().to_string(), &new.display().to_string(), &a, &b, &c);
+    match out {
+        Some(dir) => eprintln!("fairpair: wrote {}", paths(&report::write_document(&doc, dir, "compare")?)),
+        None => print!("{}", report::markdown(&doc)),
+    }
     eprintln!(
         "fairpair: {} figures compared: {} worse beyond the noise, {} better, {} within the noise, {} without a verdict",
         c.rows.len(),
@@ -194,17 +201,17 @@ fn compare_files(old: &Path, new: &Path, fail_on_regression: bool) -> anyhow::Re
     Ok(if fail_on_regression && c.regressions() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// Which tool the open-loop phase will use, as `execute` chooses it: oha when it is on `PATH`, else autocannon (at the
-/// rates it can hold), else none. Printed by `--dry-run`, so a setup can be checked without a run.
+/// Which tool the open-loop phase will use, as the plan chose it. Printed by `--dry-run`, so a setup can be checked
+/// without a run.
 fn open_loop_tool(plan: &Plan) -> &'static str {
-    if plan.settings.open_loop_fractions.is_empty() {
-        "none: the open-loop phase is disabled (--open-loop-rates 0)"
-    } else if fairpair::tools::installed("oha") {
-        "oha (latencies corrected for coordinated omission)"
-    } else if fairpair::tools::installed("autocannon") {
-        "autocannon (not corrected for coordinated omission; oha is not installed)"
-    } else {
-        "none: neither oha nor autocannon is installed, so the open-loop phase will be skipped"
+    use fairpair::kinds::Tool;
+    match plan.open_loop_tool {
+        _ if plan.settings.open_loop_fractions.is_empty() => {
+            "none: the open-loop phase is disabled (--open-loop-rates 0)"
+        }
+        Some(Tool::Oha) => "oha (latencies corrected for coordinated omission)",
+        Some(Tool::Autocannon) => "autocannon (not corrected for coordinated omission; oha is not installed)",
+        Some(_) | None => "none: neither oha nor autocannon is installed, so the open-loop phase will be skipped",
     }
 }
 

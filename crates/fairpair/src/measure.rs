@@ -1,12 +1,12 @@
-//! Measure: one run, and nothing else. A run starts a fresh subject, drives it with the load tool (a discarded
-//! warm-up first), samples `/proc` around the measured part, stops the subject, and returns one raw record
-//! ([`LoadRun`], [`OpenLoopRun`] or [`MemoryRun`]). `execute` calls it once per run of the plan, in the plan's order.
+//! Measure: the harness's one run procedure. [`Runner::run`] starts a fresh subject (after the bounded wait for an
+//! idle machine), drives it with a load tool (a discarded warm-up first), samples `/proc` around the measured part,
+//! stops the subject, and returns a [`RunRecord`]. Preflight's calibrations and every phase of `execute` go through
+//! it, each turning the record into its own raw record ([`LoadRun`], [`OpenLoopRun`], [`MemoryRun`], or preflight's).
 //!
-//! Two seams are kept in one place each: [`Measure::start`] is the only place a subject is started for a run (after
-//! the bounded wait for an idle machine), and [`Window`] plus [`Measure::memory_of`] are the only places a run reads
-//! `/proc`. Both go through the subject's [`crate::host::Host`], so on two hosts (`--server-host`) the server is
-//! started and its `/proc` read on the server host, while the machine's counters (and the loader interface's bytes)
-//! are read here.
+//! Two seams are kept in one place each: [`Runner::run`] is the only place a subject is started for a measurement,
+//! and [`Window`] plus the memory readings in it are the only places a run reads `/proc`. Both go through the
+//! subject's [`crate::host::Host`], so on two hosts (`--server-host`) the server is started and its `/proc` read on the
+//! server host, while the machine's counters (and the loader interface's bytes) are read here.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -15,22 +15,62 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::plan::{Plan, Scenario};
-use crate::schema::{Flag, FlagKind, LoadRun, Memory, MemoryRun, NetworkBytes, OpenLoopRun, StoreSizing};
+use crate::schema::{Flag, FlagKind, LoadRun, Memory, MemoryRun, NetworkBytes, OpenLoopRun};
+use crate::store::{self, Calibration};
 use crate::subject::{self, Running, SubjectSpec};
 use crate::summary::{LOADER_BOUND_PERCENT, flag};
-use crate::tools::{self, LoadSpec, LoadTool};
-use crate::{env, host, preflight, procstat};
+use crate::tools::{self, Invocation, LoadSpec, LoadTool};
+use crate::{env, host, procstat};
 
-/// What one run needs from the whole execution: the plan, the closed-loop tool, the scripts it wrote, and the store
-/// size the POST runs have reached so far.
-pub struct Measure<'a> {
-    plan: &'a Plan,
-    tool: Box<dyn LoadTool>,
+/// One run, as its caller wants it: what to start, how to load it, what to sample. A capacity search calls
+/// [`Runner::run`] with one of these per step, `rate` set to the offered rate.
+pub struct RunSpec<'a> {
+    pub subject: &'a SubjectSpec,
+    /// `--max-users` for a server that takes it (the store of a run that writes).
+    pub max_users: Option<u64>,
+    pub tool: &'a dyn LoadTool,
+    pub scenario: &'a Scenario,
+    pub connections: u32,
+    /// Seconds of warm-up (discarded; 0 for none), then of the measured load.
+    pub warmup_s: u64,
+    pub duration_s: u64,
+    /// Open loop: the requests/s to offer; `None` for closed loop (as fast as answered).
+    pub rate: Option<f64>,
+    /// Read the subject's memory this long after it is ready (before the warm-up), and again after the load.
+    pub memory_after: Option<Duration>,
+}
+
+/// What one run measured.
+pub struct RunRecord {
+    pub server_command: String,
+    /// Spawn to the first 200 on the ready path.
+    pub startup: Duration,
+    /// How long the run waited for an idle machine, and whether the machine was idle when it began.
+    pub idle_wait_s: f64,
+    pub machine_idle: bool,
+    pub listen_backlog: Option<u32>,
+    pub warmup: Option<Invocation>,
+    /// The measured load.
+    pub load: Invocation,
+    /// The load tool's CPU use, percent of the CPUs it was given.
+    pub loader_cpu_percent: f64,
+    /// CPU time around the measured load: the server's, other processes', the hypervisor's.
+    pub sampled: Sampled,
+    /// The subject's memory (idle, after the load), when asked for and readable.
+    pub memory: Option<(Memory, Memory)>,
+}
+
+/// The run procedure and what it needs from the whole execution: the plan, the closed-loop tool, the scripts it
+/// wrote, and the calibration, with the store size the POST runs have reached so far.
+pub struct Runner<'a> {
+    pub plan: &'a Plan,
+    pub tool: Box<dyn LoadTool>,
     hz: f64,
     scripts: BTreeMap<String, PathBuf>,
-    /// The store of the POST runs: the plan's, raised for the rest of the run when a run needed a larger one (the
-    /// machine got faster than in preflight), so that later runs do not fill it again.
-    post_max_users: Option<u64>,
+    calibration: Calibration,
+    /// The store of the POST runs: the calibration's, raised for the rest of the run when a run needed a larger one
+    /// (the machine got faster than in preflight), so that later runs do not fill it again. Each run records its own.
+    post_max_users: u64,
     /// On two hosts, the loader's interface to the server host: each run records its byte counters.
     interface: Option<String>,
 }
@@ -45,7 +85,6 @@ pub struct Checked {
     pub notes: Vec<String>,
     pub error: Option<anyhow::Error>,
 }
-
 /// The machine-wide and server-side CPU counters of `/proc`, read before and after the measured part of a run; on two
 /// hosts, also the byte counters of the loader's interface to the server host.
 struct Window {
@@ -74,14 +113,14 @@ impl Window {
 }
 
 /// What the `/proc` counters say about the time between two windows.
-struct Sampled {
-    server_ticks: u64,
-    network: Option<NetworkBytes>,
+pub struct Sampled {
+    pub server_ticks: u64,
+    pub network: Option<NetworkBytes>,
     /// On two hosts: other processes' share of the server host's CPUs.
-    server_host_other_cpu_percent: Option<f64>,
+    pub server_host_other_cpu_percent: Option<f64>,
     /// Ticks of other processes: the machine's busy ticks less the server's and the loader's.
-    other_cpu_percent: f64,
-    steal_percent: Option<f64>,
+    pub other_cpu_percent: f64,
+    pub steal_percent: Option<f64>,
 }
 
 impl Sampled {
@@ -116,7 +155,7 @@ fn other_percent(before: (u64, u64), after: (u64, u64), measured: f64) -> f64 {
     if total > 0.0 { (other.max(0.0) / total * 100.0).min(100.0) } else { 0.0 }
 }
 
-/// The load of one invocation of a tool, from the plan's settings and a scenario.
+/// The load of one invocation of a tool: one scenario against one address. The only place a [`LoadSpec`] is built.
 pub fn load_spec(
     plan: &Plan,
     s: &Scenario,
@@ -151,63 +190,107 @@ fn unexpected_flag(spec: &SubjectSpec, scenario: &Scenario, connections: u32, re
     flag(FlagKind::UnexpectedStatus, &spec.name, Some(&scenario.name), Some(connections), message)
 }
 
-impl<'a> Measure<'a> {
-    pub fn new(plan: &'a Plan, tool: Box<dyn LoadTool>, scripts: BTreeMap<String, PathBuf>) -> Measure<'a> {
-        Measure {
+impl<'a> Runner<'a> {
+    pub fn new(plan: &'a Plan, tool: Box<dyn LoadTool>, scripts: BTreeMap<String, PathBuf>) -> Runner<'a> {
+        Runner {
             plan,
             tool,
             hz: procstat::ticks_per_second(),
             scripts,
-            post_max_users: plan.post_max_users(),
+            post_max_users: Calibration::default().post_max_users(),
+            calibration: Calibration::default(),
             interface: None,
         }
     }
 
     /// Records each run's bytes through `interface` (two hosts: the loader's interface to the server host).
-    pub fn with_interface(self, interface: Option<String>) -> Measure<'a> {
-        Measure { interface, ..self }
+    pub fn with_interface(self, interface: Option<String>) -> Runner<'a> {
+        Runner { interface, ..self }
     }
 
-    /// Waits (bounded) for an idle machine, then starts a fresh subject for one run: the only place a run starts its
-    /// server. Returns the server and (seconds waited, whether the machine was idle).
-    fn start(&self, spec: &SubjectSpec, max_users: Option<u64>) -> Result<(Running, (f64, bool))> {
-        let idle =
-            procstat::wait_for_idle(self.plan.settings.idle_wait_max_s, self.plan.settings.idle_threshold_percent);
-        let server = subject::start(spec, &self.plan.start_options(max_users))?;
-        Ok((server, idle))
+    /// The same procedure for another plan (the runs after preflight use the plan without the subjects left out).
+    pub fn for_plan<'b>(self, plan: &'b Plan) -> Runner<'b>
+    where
+        'a: 'b,
+    {
+        Runner { plan, ..self }
     }
 
-    /// The memory of a subject's process tree now, read on its host.
-    fn memory_of(server: &Running) -> Result<Memory> {
-        procstat::tree_memory_on(&server.host, server.pid)
+    /// The runs after preflight read its calibration (the store of the POST runs).
+    pub fn calibrated(self, calibration: Calibration) -> Runner<'a> {
+        Runner { post_max_users: calibration.post_max_users(), calibration, ..self }
     }
 
-    fn spec_for(
-        &self,
-        scenario: &Scenario,
-        base: &str,
-        connections: u32,
-        duration_s: u64,
-        rate: Option<f64>,
-    ) -> LoadSpec {
-        let mut spec = load_spec(self.plan, scenario, base, connections, duration_s, rate);
-        spec.script = self.scripts.get(&scenario.name).cloned();
-        spec
+    /// A [`RunSpec`] of the plan's closed-loop tool, with the plan's warm-up and duration and no memory readings.
+    pub fn spec<'s>(&'s self, subject: &'s SubjectSpec, scenario: &'s Scenario, connections: u32) -> RunSpec<'s> {
+        RunSpec {
+            subject,
+            max_users: None,
+            tool: self.tool.as_ref(),
+            scenario,
+            connections,
+            warmup_s: self.plan.settings.warmup_s,
+            duration_s: self.plan.settings.duration_s,
+            rate: None,
+            memory_after: None,
+        }
+    }
+
+    /// The run procedure: waits (bounded) for an idle machine, starts a fresh subject, warms it up, loads it with
+    /// `/proc` sampled around the load (and its memory read before and after, when asked), and stops it.
+    pub fn run(&self, spec: &RunSpec) -> Result<RunRecord> {
+        let plan = self.plan;
+        let (idle_wait_s, machine_idle) =
+            procstat::wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
+        let server = subject::start(spec.subject, &plan.start_options(spec.max_users))?;
+        let listen_backlog = env::listen_backlog_on(&server.host, server.addr.port());
+        let memory_of = |server: &Running| procstat::tree_memory_on(&server.host, server.pid);
+        let idle = match spec.memory_after {
+            Some(settle) => {
+                std::thread::sleep(settle);
+                Some(memory_of(&server)?)
+            }
+            None => None,
+        };
+        let base = format!("http://{}", server.addr);
+        let load_of = |secs| {
+            let mut load = load_spec(plan, spec.scenario, &base, spec.connections, secs, spec.rate);
+            load.script = self.scripts.get(&spec.scenario.name).cloned();
+            load
+        };
+        let warmup = match spec.warmup_s {
+            0 => None,
+            secs => Some(tools::invoke(spec.tool, &load_of(secs), plan.loader_pin()).context("warm-up")?),
+        };
+        let before = Window::now(&server, self.interface.as_deref())?;
+        let load = tools::invoke(spec.tool, &load_of(spec.duration_s), plan.loader_pin())?;
+        let after = Window::now(&server, self.interface.as_deref())?;
+        let memory = match idle {
+            Some(idle) => Some((idle, memory_of(&server)?)),
+            None => None,
+        };
+        let (server_command, startup, server_here) = (server.command.clone(), server.startup, server.host.is_local());
+        server.stop()?;
+        Ok(RunRecord {
+            server_command,
+            startup,
+            idle_wait_s,
+            machine_idle,
+            listen_backlog,
+            warmup,
+            loader_cpu_percent: plan.loader_cpu_percent(spec.tool, load.cpu_us, load.wall_s),
+            sampled: Sampled::between(&before, &after, load.cpu_us / 1e6 * self.hz, server_here),
+            load,
+            memory,
+        })
     }
 
     /// One measured run, checked for statuses its scenario does not expect: such a run is no throughput figure. On a
     /// server whose store can grow it is rerun once with a larger store; otherwise, or if the rerun fails the same
     /// way, it is kept in `runs` but left out of the summaries, with the reason.
-    pub fn checked_run(
-        &mut self,
-        store: Option<&StoreSizing>,
-        spec: &SubjectSpec,
-        scenario: &Scenario,
-        connections: u32,
-        repeat: u32,
-    ) -> Checked {
+    pub fn checked_run(&mut self, spec: &SubjectSpec, scenario: &Scenario, connections: u32, repeat: u32) -> Checked {
         let mut out = Checked::default();
-        if let Err(e) = self.checked_into(&mut out, store, spec, scenario, connections, repeat) {
+        if let Err(e) = self.checked_into(&mut out, spec, scenario, connections, repeat) {
             out.error = Some(e);
         }
         out
@@ -216,20 +299,20 @@ impl<'a> Measure<'a> {
     fn checked_into(
         &mut self,
         out: &mut Checked,
-        store: Option<&StoreSizing>,
         spec: &SubjectSpec,
         scenario: &Scenario,
         connections: u32,
         repeat: u32,
     ) -> Result<()> {
-        let max_users = self.plan.max_users_for(spec, scenario).map(|m| self.post_max_users.unwrap_or(m).max(m));
+        let max_users = (scenario.writes() && spec.accepts_max_users()).then_some(self.post_max_users);
         let mut run = self.load_run(spec, scenario, connections, repeat, max_users)?;
         if run.unexpected_responses == 0 {
             out.runs.push(run);
             return Ok(());
         }
         let window = self.plan.settings.warmup_s + self.plan.settings.duration_s;
-        let larger = max_users.and_then(|m| preflight::larger_store(m, run.requests_per_sec, window, store));
+        let sizing = self.calibration.store.as_ref();
+        let larger = max_users.and_then(|m| store::larger_store(m, run.requests_per_sec, window, sizing));
         let what = unexpected_sentence(&run, scenario);
         let (reason, rerun) = match larger {
             Some(m) => (format!("{what}; rerun once with --max-users {m}, which the later runs keep"), Some(m)),
@@ -240,7 +323,7 @@ impl<'a> Measure<'a> {
         out.runs.push(run);
         out.flags.push(unexpected_flag(spec, scenario, connections, reason));
         if let Some(m) = rerun {
-            self.post_max_users = Some(m);
+            self.post_max_users = m;
             let mut again = self.load_run(spec, scenario, connections, repeat, Some(m))?;
             if again.unexpected_responses > 0 {
                 let reason = format!("{} (the rerun); left out of the summary", unexpected_sentence(&again, scenario));
@@ -253,43 +336,26 @@ impl<'a> Measure<'a> {
     }
 
     fn load_run(
-        &mut self,
+        &self,
         spec: &SubjectSpec,
         scenario: &Scenario,
         connections: u32,
         repeat: u32,
         max_users: Option<u64>,
     ) -> Result<LoadRun> {
-        let plan = self.plan;
-        let (server, (idle_wait_s, machine_idle)) = self.start(spec, max_users)?;
-        let listen_backlog = env::listen_backlog_on(&server.host, server.addr.port());
-        let base = format!("http://{}", server.addr);
-        if plan.settings.warmup_s > 0 {
-            let warm = self.spec_for(scenario, &base, connections, plan.settings.warmup_s, None);
-            tools::invoke(self.tool.as_ref(), &warm, plan.loader_pin()).context("warm-up")?;
-        }
-        let load = self.spec_for(scenario, &base, connections, plan.settings.duration_s, None);
-        let before = Window::now(&server, self.interface.as_deref())?;
-        let inv = tools::invoke(self.tool.as_ref(), &load, plan.loader_pin())?;
-        let after = Window::now(&server, self.interface.as_deref())?;
-        let server_here = server.host.is_local();
+        let rec = self.run(&RunSpec { max_users, ..self.spec(spec, scenario, connections) })?;
+        let r = rec.load.result;
         // A service the harness did not start has no process of ours to read: its CPU is not measured (None), not 0.
         let outside = !spec.started_by_harness();
-        let server_command = server.command.clone();
-        server.stop()?;
-
-        let r = inv.result;
-        let sampled = Sampled::between(&before, &after, inv.cpu_us / 1e6 * self.hz, server_here);
-        let server_cpu_ms = sampled.server_ticks as f64 * 1000.0 / self.hz;
-        let loader_cpu_percent = plan.loader_cpu_percent(self.tool.as_ref(), inv.cpu_us, inv.wall_s);
+        let server_cpu_ms = rec.sampled.server_ticks as f64 * 1000.0 / self.hz;
         Ok(LoadRun {
             subject: spec.name.clone(),
             scenario: scenario.name.clone(),
             connections,
             repeat,
             tool: self.tool.name().into(),
-            command: inv.command,
-            server_command,
+            command: rec.load.command,
+            server_command: rec.server_command,
             max_users,
             duration_s: r.duration_s,
             requests: r.requests,
@@ -299,81 +365,71 @@ impl<'a> Measure<'a> {
             non_2xx: r.non_2xx,
             server_cpu_ms,
             server_cpu_us_per_request: (r.requests > 0 && !outside).then(|| server_cpu_ms * 1000.0 / r.requests as f64),
-            loader_cpu_percent,
-            loader_bound: loader_cpu_percent >= LOADER_BOUND_PERCENT,
-            other_cpu_percent: sampled.other_cpu_percent,
-            idle_wait_s,
-            machine_idle,
-            steal_percent: sampled.steal_percent,
-            listen_backlog,
+            loader_cpu_percent: rec.loader_cpu_percent,
+            loader_bound: rec.loader_cpu_percent >= LOADER_BOUND_PERCENT,
+            other_cpu_percent: rec.sampled.other_cpu_percent,
+            idle_wait_s: rec.idle_wait_s,
+            machine_idle: rec.machine_idle,
+            steal_percent: rec.sampled.steal_percent,
+            listen_backlog: rec.listen_backlog,
             unexpected_responses: scenario.expected.unexpected(r.requests, r.non_2xx),
             left_out: None,
-            network: sampled.network,
-            server_host_other_cpu_percent: sampled.server_host_other_cpu_percent,
-            raw_output: inv.stdout,
+            network: rec.sampled.network,
+            server_host_other_cpu_percent: rec.sampled.server_host_other_cpu_percent,
+            raw_output: rec.load.stdout,
         })
     }
 
     /// One run at a fixed rate with an open-loop tool (oha or autocannon, chosen by `execute`).
     pub fn open_loop_run(
-        &mut self,
+        &self,
         tool: &dyn LoadTool,
         spec: &SubjectSpec,
         scenario: &Scenario,
         connections: u32,
-        fraction: f64,
-        rate: f64,
+        (fraction, rate): (f64, f64),
     ) -> Result<OpenLoopRun> {
-        let plan = self.plan;
-        let (server, _) = self.start(spec, None)?;
-        let base = format!("http://{}", server.addr);
-        if plan.settings.warmup_s > 0 {
-            let warm = self.spec_for(scenario, &base, connections, plan.settings.warmup_s, Some(rate));
-            tools::invoke(tool, &warm, plan.loader_pin()).context("warm-up")?;
-        }
-        let load = self.spec_for(scenario, &base, connections, plan.settings.open_loop_duration_s, Some(rate));
-        let inv = tools::invoke(tool, &load, plan.loader_pin())?;
-        server.stop()?;
+        let duration_s = self.plan.settings.open_loop_duration_s;
+        let rec =
+            self.run(&RunSpec { tool, duration_s, rate: Some(rate), ..self.spec(spec, scenario, connections) })?;
+        let r = rec.load.result;
         Ok(OpenLoopRun {
             subject: spec.name.clone(),
             scenario: scenario.name.clone(),
             connections,
             fraction,
             asked_rps: rate,
-            achieved_rps: inv.result.requests_per_sec,
+            achieved_rps: r.requests_per_sec,
             tool: tool.name().into(),
-            command: inv.command,
+            command: rec.load.command,
             latency_corrected: tool.open_loop().is_some_and(|o| o.latency_corrected),
-            latency: inv.result.latency,
-            errors: inv.result.errors,
-            non_2xx: inv.result.non_2xx,
-            raw_output: inv.stdout,
+            latency: r.latency,
+            errors: r.errors,
+            non_2xx: r.non_2xx,
+            raw_output: rec.load.stdout,
         })
     }
 
-    /// One memory run: idle memory after the settle time, then the GET load, then memory again.
-    pub fn memory_run(&mut self, spec: &SubjectSpec, repeat: u32) -> Result<MemoryRun> {
-        let plan = self.plan;
-        let scenario = plan.memory_scenario();
-        let (server, _) = self.start(spec, None)?;
-        std::thread::sleep(Duration::from_millis(plan.settings.memory_settle_ms));
-        let idle = Self::memory_of(&server)?;
-        let base = format!("http://{}", server.addr);
-        let load =
-            self.spec_for(&scenario, &base, plan.settings.memory_connections, plan.settings.memory_duration_s, None);
-        let inv = tools::invoke(self.tool.as_ref(), &load, plan.loader_pin())?;
-        let after_load = Self::memory_of(&server)?;
-        let run = MemoryRun {
+    /// One memory run: idle memory after the settle time, then the GET load (no warm-up), then memory again.
+    pub fn memory_run(&self, spec: &SubjectSpec, repeat: u32) -> Result<MemoryRun> {
+        let s = &self.plan.settings;
+        let scenario = self.plan.memory_scenario();
+        let rec = self.run(&RunSpec {
+            warmup_s: 0,
+            duration_s: s.memory_duration_s,
+            memory_after: Some(Duration::from_millis(s.memory_settle_ms)),
+            ..self.spec(spec, &scenario, s.memory_connections)
+        })?;
+        let (idle, after_load) = rec.memory.expect("asked for");
+        Ok(MemoryRun {
             subject: spec.name.clone(),
             repeat,
-            server_command: server.command.clone(),
-            startup_ms: server.startup.as_secs_f64() * 1000.0,
+            server_command: rec.server_command,
+            startup_ms: rec.startup.as_secs_f64() * 1000.0,
             idle,
             after_load,
-            load_command: inv.command,
-            load_requests_per_sec: inv.result.requests_per_sec,
-        };
-        server.stop()?;
-        Ok(run)
+            load_command: rec.load.command,
+            load_requests_per_sec: rec.load.result.requests_per_sec,
+        })
     }
 }

@@ -5,31 +5,32 @@
 //! figures are kept here as data, so that its report can quote them beside the ones measured on this machine; their
 //! methods, and how each preset departs from them, are in `docs/prior-results.md`.
 
-use clap::ValueEnum;
+use crate::kinds::BuiltinScenario::{self, Get, Hello, Post};
+use crate::kinds::BuiltinSubject::{self, Go, GoMulti, Node, NodeCluster, Rust};
+pub use crate::kinds::Preset;
+use crate::kinds::Tool;
 
-use crate::args::RunArgs;
-
-/// A published comparison, reproduced with its own method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Preset {
-    /// fairpair's own defaults (wrk, pinned, one core each, 50 and 300 connections).
-    Fairpair,
-    /// "Node.js vs Go for a JSON API": autocannon sharing the machine, 50 and 300 connections, 15 s, memory ×3.
-    Article,
-    /// "Go goroutines vs Node cluster": wrk at 1,000 connections against a hello-world route, one thread and all.
-    Wrk,
-    /// "Node vs Go, hello world": ab against a hello-world route, 1 and 100 concurrent requests, one core.
-    AbHello,
-    /// "Node.js vs Spring Boot": bombardier against a hello-world route at 50, 100 and 200 connections.
-    Bombardier,
+/// A study's method: the settings its preset fills in wherever the command line left them open (the plan does).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StudyMethod {
+    pub tool: Tool,
+    pub subjects: &'static [BuiltinSubject],
+    pub scenarios: &'static [BuiltinScenario],
+    pub connections: &'static [u32],
+    /// Run length and memory repeats: left alone under `--quick`, so that `--preset NAME --quick` is still a quick
+    /// run of that method.
+    pub duration_s: u64,
+    pub memory_repeats: u32,
+    /// The study's load tool shared the machine with the servers (unless CPUs are given on the command line).
+    pub unpinned: bool,
 }
 
 /// One figure a study published, for one subject.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Published {
-    /// The subject it belongs to here (`go`, `node`, `node-cluster`, `go-multi`).
-    pub subject: &'static str,
-    pub scenario: &'static str,
+    /// The subject it belongs to here.
+    pub subject: BuiltinSubject,
+    pub scenario: BuiltinScenario,
     pub connections: u32,
     pub metric: Metric,
     pub value: f64,
@@ -46,36 +47,25 @@ pub enum Metric {
 }
 
 impl Preset {
-    /// Fills in the study's method wherever the command line left a setting to its default. Run lengths and memory
-    /// repeats are left alone under `--quick`, so that `--preset NAME --quick` is still a quick run of that method.
-    pub fn apply(self, args: &mut RunArgs) {
-        let list = |items: &[&str]| Some(items.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-        let (tool, subjects, scenarios, connections, duration, memory_repeats, unpinned) = match self {
-            Preset::Fairpair => return,
-            Preset::Article => {
-                ("autocannon", &["node", "go", "rust"][..], &["get", "post"][..], &[50, 300][..], 15, 3, true)
-            }
-            // The study ran 300 s per run on 8 cores; 60 s keeps three repeats of four subjects near an hour.
-            Preset::Wrk => {
-                ("wrk", &["go", "node", "go-multi", "node-cluster"][..], &["hello"][..], &[1000][..], 60, 3, false)
-            }
-            Preset::AbHello => ("ab", &["go", "node"][..], &["hello"][..], &[1, 100][..], 15, 3, false),
-            Preset::Bombardier => {
-                ("bombardier", &["node", "go", "rust"][..], &["hello"][..], &[50, 100, 200][..], 15, 3, false)
-            }
+    /// The study's method; `None` for fairpair's own, whose settings are the defaults.
+    pub fn method(self) -> Option<StudyMethod> {
+        let method = |tool, subjects, scenarios, connections, duration_s, unpinned| StudyMethod {
+            tool,
+            subjects,
+            scenarios,
+            connections,
+            duration_s,
+            memory_repeats: 3,
+            unpinned,
         };
-        args.tool.get_or_insert_with(|| tool.to_string());
-        args.subjects = args.subjects.take().or_else(|| list(subjects));
-        args.scenarios = args.scenarios.take().or_else(|| list(scenarios));
-        args.connections.get_or_insert_with(|| connections.to_vec());
-        if !args.quick {
-            args.duration.get_or_insert(duration);
-            args.memory_repeats.get_or_insert(memory_repeats);
-        }
-        // The article's load tool shared the machine with the servers; the user may still pin with --server-cpus.
-        if unpinned && args.server_cpus.is_none() && args.loader_cpus.is_none() {
-            args.no_pin = true;
-        }
+        Some(match self {
+            Preset::Fairpair => return None,
+            Preset::Article => method(Tool::Autocannon, &[Node, Go, Rust], &[Get, Post], &[50, 300], 15, true),
+            // The study ran 300 s per run on 8 cores; 60 s keeps three repeats of four subjects near an hour.
+            Preset::Wrk => method(Tool::Wrk, &[Go, Node, GoMulti, NodeCluster], &[Hello], &[1000], 60, false),
+            Preset::AbHello => method(Tool::Ab, &[Go, Node], &[Hello], &[1, 100], 15, false),
+            Preset::Bombardier => method(Tool::Bombardier, &[Node, Go, Rust], &[Hello], &[50, 100, 200], 15, false),
+        })
     }
 
     /// The study's title, as `docs/prior-results.md` names it.
@@ -101,16 +91,16 @@ impl Preset {
 
     /// How this preset's run departed from the study's method (the table in `docs/prior-results.md`), given what
     /// the run recorded: whether it was `--quick`, and which subjects it measured.
-    pub fn departures(self, quick: bool, measured: &[&str]) -> Vec<&'static str> {
-        let has = |name: &str| measured.contains(&name);
+    pub fn departures(self, quick: bool, measured: &[BuiltinSubject]) -> Vec<&'static str> {
+        let has = |subject: BuiltinSubject| measured.contains(&subject);
         let mut out = Vec::new();
         match self {
             Preset::Fairpair => return out,
             Preset::Article => {
-                if has("go") {
+                if has(Go) {
                     out.push("Go ran with GOMAXPROCS=1 (`--workers 1`), where the study gave Go all cores.");
                 }
-                if has("rust") {
+                if has(Rust) {
                     out.push("Rust was measured beside Node and Go; the study had no Rust server.");
                 }
                 out.push("The machine has the cores it has, not the study's 16.");
@@ -124,7 +114,7 @@ impl Preset {
                     out.push("Runs lasted 60 s, where the study ran 300 s.");
                 }
                 out.push("wrk ran one thread per loader CPU, where the study gave it 8.");
-                if !has("go-multi") && !has("node-cluster") {
+                if !has(GoMulti) && !has(NodeCluster) {
                     out.push("go-multi and node-cluster were skipped: the server side had fewer than 2 CPUs.");
                 }
             }
@@ -139,89 +129,35 @@ impl Preset {
         }
         out
     }
-
-    /// The preset named in a recorded command line (`--preset NAME` or `--preset=NAME`), if any.
-    pub fn from_argv(argv: &[String]) -> Option<Preset> {
-        let value = argv.iter().enumerate().find_map(|(i, a)| match a.strip_prefix("--preset") {
-            Some("") => argv.get(i + 1).map(String::as_str),
-            Some(rest) => rest.strip_prefix('='),
-            None => None,
-        })?;
-        Preset::from_str(value, true).ok()
-    }
 }
 
-const fn p(subject: &'static str, scenario: &'static str, connections: u32, metric: Metric, value: f64) -> Published {
+const fn p(
+    subject: BuiltinSubject,
+    scenario: BuiltinScenario,
+    connections: u32,
+    metric: Metric,
+    value: f64,
+) -> Published {
     Published { subject, scenario, connections, metric, value }
 }
 
 // The article printed memory only; its throughput was "no winner" (Node ahead by about 5,000 requests/s on GET at 50
 // connections, the rest within a few hundred).
 const ARTICLE: &[Published] = &[
-    p("go", "get", 300, Metric::RssIdleMb, 13.0),
-    p("node", "get", 300, Metric::RssIdleMb, 49.0),
-    p("go", "get", 300, Metric::RssAfterLoadMb, 32.0),
-    p("node", "get", 300, Metric::RssAfterLoadMb, 84.0),
+    p(Go, Get, 300, Metric::RssIdleMb, 13.0),
+    p(Node, Get, 300, Metric::RssIdleMb, 49.0),
+    p(Go, Get, 300, Metric::RssAfterLoadMb, 32.0),
+    p(Node, Get, 300, Metric::RssAfterLoadMb, 84.0),
 ];
 const WRK: &[Published] = &[
-    p("go", "hello", 1000, Metric::RequestsPerSec, 63_298.78),
-    p("node", "hello", 1000, Metric::RequestsPerSec, 42_067.40),
-    p("go-multi", "hello", 1000, Metric::RequestsPerSec, 378_829.42),
-    p("node-cluster", "hello", 1000, Metric::RequestsPerSec, 339_722.35),
+    p(Go, Hello, 1000, Metric::RequestsPerSec, 63_298.78),
+    p(Node, Hello, 1000, Metric::RequestsPerSec, 42_067.40),
+    p(GoMulti, Hello, 1000, Metric::RequestsPerSec, 378_829.42),
+    p(NodeCluster, Hello, 1000, Metric::RequestsPerSec, 339_722.35),
 ];
 const AB_HELLO: &[Published] = &[
-    p("go", "hello", 1, Metric::RequestsPerSec, 7_270.51),
-    p("node", "hello", 1, Metric::RequestsPerSec, 4_989.26),
-    p("go", "hello", 100, Metric::RequestsPerSec, 7_051.02),
-    p("node", "hello", 100, Metric::RequestsPerSec, 5_634.68),
+    p(Go, Hello, 1, Metric::RequestsPerSec, 7_270.51),
+    p(Node, Hello, 1, Metric::RequestsPerSec, 4_989.26),
+    p(Go, Hello, 100, Metric::RequestsPerSec, 7_051.02),
+    p(Node, Hello, 100, Metric::RequestsPerSec, 5_634.68),
 ];
-
-#[cfg(test)]
-mod tests {
-    use clap::Parser;
-
-    use super::*;
-
-    #[derive(Parser)]
-    struct Cli {
-        #[command(flatten)]
-        run: RunArgs,
-    }
-
-    fn args(line: &str) -> RunArgs {
-        let mut args = Cli::parse_from(std::iter::once("run").chain(line.split_whitespace())).run;
-        if let Some(preset) = args.preset {
-            preset.apply(&mut args);
-        }
-        args
-    }
-
-    #[test]
-    fn a_preset_fills_in_what_the_command_line_left_open() {
-        let a = args("--preset article");
-        assert_eq!(a.tool.as_deref(), Some("autocannon"));
-        assert_eq!(a.subjects, Some(vec!["node".into(), "go".into(), "rust".into()]));
-        assert_eq!(a.connections, Some(vec![50, 300]));
-        assert_eq!((a.duration, a.memory_repeats, a.no_pin), (Some(15), Some(3), true));
-    }
-
-    #[test]
-    fn the_command_line_wins_over_a_preset() {
-        let a = args("--preset article --tool wrk --subjects node --duration 5 --server-cpus 0");
-        assert_eq!(a.tool.as_deref(), Some("wrk"));
-        assert_eq!(a.subjects, Some(vec!["node".into()]));
-        assert_eq!(a.duration, Some(5));
-        assert!(!a.no_pin, "given CPUs mean pinned");
-        let quick = args("--preset wrk --quick");
-        assert_eq!((quick.duration, quick.memory_repeats), (None, None), "--quick keeps its own short runs");
-        assert_eq!(quick.connections, Some(vec![1000]));
-    }
-
-    #[test]
-    fn the_preset_is_read_back_from_a_recorded_command_line() {
-        let argv = |t: &str| t.split_whitespace().map(String::from).collect::<Vec<_>>();
-        assert_eq!(Preset::from_argv(&argv("fairpair run --preset ab-hello --quick")), Some(Preset::AbHello));
-        assert_eq!(Preset::from_argv(&argv("fairpair run --preset=wrk")), Some(Preset::Wrk));
-        assert_eq!(Preset::from_argv(&argv("fairpair run --quick")), None);
-    }
-}

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::kinds::{Preset, Tool};
 use crate::stats::Stat;
 
 /// Version of this layout. A report reads this version and version 1 (upgraded on load, see
@@ -99,6 +100,10 @@ pub struct Environment {
     pub os: String,
     pub rustc: String,
     pub node: String,
+    /// The Go that built the Go server (`go version` of its binary, `go1.19.8`), when a Go subject ran; absent
+    /// otherwise, and in files written before this field existed. Optional, so no version bump.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub go: Option<String>,
     /// Load tool name → its version line (or "not installed").
     pub tools: BTreeMap<String, String>,
     pub git_commit: String,
@@ -115,8 +120,8 @@ pub struct Environment {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
-    /// Closed-loop load tool: `wrk`, `oha` or `autocannon`.
-    pub tool: String,
+    /// Closed-loop load tool: `wrk`, `oha`, `autocannon`, `ab` or `bombardier`.
+    pub tool: Tool,
     pub connections: Vec<u32>,
     pub duration_s: u64,
     pub warmup_s: u64,
@@ -132,8 +137,10 @@ pub struct Settings {
     /// `idle_threshold_percent` of the machine.
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
-    /// `--max-users` given to every server process of a POST run: sized in preflight from the measured POST rate
-    /// (version 1: from a fixed guess), see `Preflight::store`.
+    /// `--post-max-users` as given: the store every POST run starts with; 0 when not given, the store is then sized in
+    /// preflight from the measured POST rate (`Preflight::store`). Version 1: the store of every POST run, sized from a
+    /// fixed guess. Each run records the store it got (`LoadRun::max_users`): a rerun after a full store gets a
+    /// larger one, which the later runs keep.
     pub post_max_users: u64,
     /// Open-loop rates as fractions of the slowest subject's median GET throughput.
     pub open_loop_fractions: Vec<f64>,
@@ -148,8 +155,20 @@ pub struct Settings {
     /// `--baseline`: the subject ratios are taken against; absent, the first built-in subject that implements the API.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<String>,
+    /// `--preset`: the published study whose method the run reproduced. Absent without one, and in files written
+    /// before this field existed (see [`Settings::preset_used`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
     /// The command line `fairpair` was started with.
     pub argv: Vec<String>,
+}
+
+impl Settings {
+    /// The run's preset: the recorded field, or, in a file written before it existed, the `--preset` of the recorded
+    /// command line.
+    pub fn preset_used(&self) -> Option<Preset> {
+        self.preset.or_else(|| Preset::from_argv(&self.argv))
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -199,6 +218,16 @@ fn complete_when_absent() -> bool {
 }
 
 impl Benchmark {
+    /// The closed-loop summary of one cell of one subject, if it was measured.
+    pub fn summary(&self, subject: &str, scenario: &str, connections: u32) -> Option<&Summary> {
+        self.summaries.iter().find(|s| s.subject == subject && s.scenario == scenario && s.connections == connections)
+    }
+
+    /// The memory summary of one subject, if its memory was measured.
+    pub fn memory_summary(&self, subject: &str) -> Option<&MemorySummary> {
+        self.memory_summaries.iter().find(|s| s.subject == subject)
+    }
+
     /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
     /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
     pub fn unmeasured_subjects(&self) -> Vec<&str> {
@@ -548,7 +577,7 @@ pub struct Preflight {
     pub loader_limited_share_percent: f64,
     /// The POST rate of each subject, measured to size the store.
     pub post_calibration: Vec<PostCalibration>,
-    /// How `settings.post_max_users` was chosen; `None` when the plan has no POST run.
+    /// How the store of the POST runs was chosen; `None` when the plan has no POST run.
     pub store: Option<StoreSizing>,
     /// Wall time of the whole preflight stage (verification included).
     pub duration_s: f64,
@@ -595,12 +624,18 @@ pub struct PostCalibration {
     pub unexpected_responses: u64,
     /// Resident memory the server grew by per stored user, when measurable.
     pub bytes_per_user: Option<f64>,
+    /// The server's resident memory (summed over its processes, read on its host) when it was ready and after the
+    /// load, which `bytes_per_user` is computed from; absent in files written before they were recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_before_kib: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_after_kib: Option<u64>,
     /// Whether the machine was idle when the calibration began.
     pub machine_idle: bool,
 }
 
 /// Store capacity limits of the servers (`--max-users`), the bounds of every [`StoreSizing`]. The size a POST run
-/// uses is chosen in preflight, from the POST rate measured on this machine (`preflight::size_store`).
+/// uses is chosen in preflight, from the POST rate measured on this machine (`store::size_store`).
 pub const MIN_MAX_USERS: u64 = 10_000;
 pub const MAX_MAX_USERS: u64 = 16_777_216;
 

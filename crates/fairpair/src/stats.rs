@@ -35,6 +35,11 @@ impl Stat {
         })
     }
 
+    /// The same figures divided by 1,024: KiB as MiB.
+    pub fn kib_to_mib(&self) -> Stat {
+        Stat { n: self.n, median: self.median / 1024.0, min: self.min / 1024.0, max: self.max / 1024.0, cv: self.cv }
+    }
+
     /// The spread `(max − min) / median`, the noise figure the verdicts use; `None` for one value or a zero median.
     pub fn spread(&self) -> Option<f64> {
         if self.n < 2 || self.median == 0.0 { None } else { Some((self.max - self.min) / self.median.abs()) }

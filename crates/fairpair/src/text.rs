@@ -21,6 +21,11 @@ pub fn thousands(v: f64) -> String {
     if n < 0 { format!("-{out}") } else { out }
 }
 
+/// A figure: thousands separators from 1,000 up, two decimals below (`45,123`, `0.48`).
+pub fn number(v: f64) -> String {
+    if v.abs() >= 1000.0 { thousands(v) } else { format!("{v:.2}") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

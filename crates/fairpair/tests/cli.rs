@@ -30,7 +30,7 @@ fn bad_input_is_one_line_and_status_2() {
     assert_usage_error(&["run", "--subjects", "ceiling", "--subject", "no equals sign"], "--subject expects NAME=");
     assert_usage_error(&["run", "--subjects", "ceiling", "--scenario", "x=GET:/:999"], "is not an HTTP status");
     assert_usage_error(&["run", "--subjects", "ceiling", "--post-max-users", "5"], "--post-max-users: expected");
-    assert_usage_error(&["run", "--subjects", "ceiling", "--tool", "nope"], "unknown load tool");
+    assert_usage_error(&["run", "--subjects", "ceiling", "--tool", "nope"], "invalid value 'nope' for '--tool");
     assert_usage_error(&["run", "--subjects", "ceiling", "--connections", "0"], "--connections");
     assert_usage_error(&["run", "--subjects", "ceiling", "--connections", "many"], "invalid value 'many'");
     assert_usage_error(&["run", "--subjects", "ceiling", "--server-cpus", "0-"], "--server-cpus");

@@ -1,4 +1,5 @@
-//! `fairpair report --compare`: the exit status a CI gate reads, both ways, and bad input.
+//! `fairpair report --compare`: the exit status a CI gate reads, both ways, bad input, where the comparison is
+//! written (stdout, or compare.md and compare.html in `--out`) and the baseline its ratios are taken against.
 
 mod common;
 
@@ -66,7 +67,7 @@ fn bad_files_are_one_line_and_status_2() {
     std::fs::write(&newer, r#"{"schema_version": 99}"#).unwrap();
     let missing = dir.join("missing.json");
     for (old, needle) in
-        [(&missing, "cannot read"), (&not_json, "is not JSON"), (&newer, "schema version 99, this fairpair compares")]
+        [(&missing, "cannot read"), (&not_json, "is not JSON"), (&newer, "schema version 99, this fairpair reads")]
     {
         let out = fairpair(&[old, &committed()], &["--fail-on-regression"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -82,4 +83,47 @@ fn bad_files_are_one_line_and_status_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--fail-on-regression needs --compare"));
+}
+
+#[test]
+fn out_writes_compare_md_and_html_and_stdout_keeps_the_markdown_without_it() {
+    let dir = common::temp_dir("compare-out");
+    let (same, slower) = (committed(), slower_copy(&dir));
+    let printed = fairpair(&[&same, &slower], &[]);
+    assert_eq!(printed.status.code(), Some(0));
+    let printed = String::from_utf8(printed.stdout).unwrap();
+    assert!(printed.starts_with("# fairpair comparison\n\n| | old | new |\n"), "{printed}");
+
+    let out_dir = dir.join("out");
+    let out = fairpair(&[&same, &slower], &["--out", out_dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(out.stdout.is_empty(), "with --out nothing goes to stdout");
+    assert!(stderr.contains("compare.md and ") && stderr.contains("compare.html"), "{stderr}");
+    // The file is what stdout shows without --out; the page is the same document.
+    assert_eq!(std::fs::read_to_string(out_dir.join("compare.md")).unwrap(), printed);
+    let html = std::fs::read_to_string(out_dir.join("compare.html")).unwrap();
+    assert!(html.contains("<title>fairpair comparison</title>"), "{html}");
+    assert!(html.contains("<td>throughput (req/s)</td>") && html.contains("<strong>worse, beyond the noise</strong>"));
+    let mut names: Vec<String> =
+        std::fs::read_dir(&out_dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["compare.html", "compare.md"], "never a report.md");
+}
+
+#[test]
+fn subjects_are_compared_against_the_recorded_baseline() {
+    let dir = common::temp_dir("compare-baseline");
+    let printed = |file: &Path| String::from_utf8(fairpair(&[file, file], &[]).stdout).unwrap();
+    // No --baseline recorded (a version 1 file): rust, the first built-in subject.
+    let md = printed(&committed());
+    assert!(md.contains("## node / rust within each file"), "{md}");
+    // --baseline node recorded in the file: every ratio is against node.
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(committed()).unwrap()).unwrap();
+    v["settings"]["baseline"] = serde_json::json!("node");
+    let path = dir.join("node-baseline.json");
+    std::fs::write(&path, v.to_string()).unwrap();
+    let md = printed(&path);
+    assert!(md.contains("## rust / node within each file"), "{md}");
+    assert!(md.contains("| get | 50 | throughput | 3.43× | 3.43× |"), "rust 57,772 / node 16,834:\n{md}");
 }

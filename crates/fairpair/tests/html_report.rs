@@ -72,13 +72,11 @@ fn committed_benchmarks() -> Vec<PathBuf> {
 /// figures for a preset that has some. Charts: throughput, then per cell the latency bars and the percentile
 /// spectrum, then memory.
 fn expected(b: &Benchmark) -> Counts {
-    use fairpair::presets::Preset;
     let mut cells: Vec<(&str, u32)> = b.summaries.iter().map(|s| (s.scenario.as_str(), s.connections)).collect();
     cells.sort();
     cells.dedup();
     let measured = !cells.is_empty();
-    let published =
-        Preset::from_argv(&b.settings.argv).is_some_and(|p| p.study().is_some() && !p.published().is_empty());
+    let published = b.settings.preset_used().is_some_and(|p| p.study().is_some() && !p.published().is_empty());
     let tables = 2
         + usize::from(b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty()))
         + 3 * usize::from(measured)

@@ -51,5 +51,5 @@ pub mod validation;
 pub use error::ApiError;
 pub use routes::{AppState, app};
 pub use store::{SEED_USERS, Store};
-pub use transport::{Config, LISTEN_BACKLOG, MAX_BUF_BYTES, MAX_HEAD_BYTES, bind, run, runtime, serve};
+pub use transport::{LISTEN_BACKLOG, MAX_BUF_BYTES, MAX_HEAD_BYTES, Options, bind, run, runtime, serve};
 pub use validation::{NewUser, User};

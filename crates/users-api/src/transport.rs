@@ -16,7 +16,7 @@
 //!   a large body;
 //! - `half_close` answers a request whose client has already shut down its sending side;
 //! - `TCP_NODELAY` is set on every connection, because a small response must not wait for Nagle's algorithm;
-//! - the checks hyper leaves to the application run before the routes ([`transport_check`]): `Host`, the target's
+//! - the checks hyper leaves to the application run before the routes ([`check_head`]): `Host`, the target's
 //!   form, the framing headers and `Expect`;
 //! - a request whose body was not read to its end is answered with `Connection: close` ([`BodyEnd`]);
 //! - a handler that panics gets its request a 500 `internal error`, and the server goes on;
@@ -105,7 +105,7 @@ pub fn runtime(workers: usize) -> io::Result<tokio::runtime::Runtime> {
 
 /// Server settings. `Default` gives the contract's values; tests lower the timeouts so they finish in seconds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
+pub struct Options {
     /// Store capacity, seed included (`--max-users`).
     pub max_users: u64,
     /// How long a connection may take to deliver a complete request head, counted from connect or from the end of
@@ -117,9 +117,9 @@ pub struct Config {
     pub shutdown_timeout: Duration,
 }
 
-impl Default for Config {
-    fn default() -> Config {
-        Config {
+impl Default for Options {
+    fn default() -> Options {
+        Options {
             max_users: 1_000_000,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
@@ -128,25 +128,25 @@ impl Default for Config {
     }
 }
 
-impl Config {
-    /// The application state this configuration describes: a freshly seeded store.
+impl Options {
+    /// The application state these options describe: a freshly seeded store.
     pub fn state(&self) -> AppState {
         AppState::new(Store::seeded(self.max_users), self.body_timeout)
     }
 }
 
 /// Serves the API on `listener` with a freshly seeded store until `shutdown` completes, then shuts down gracefully.
-pub async fn run(listener: TcpListener, config: Config, shutdown: impl Future<Output = ()>) {
-    let state = config.state();
-    serve(listener, state, &config, shutdown).await;
+pub async fn run(listener: TcpListener, options: Options, shutdown: impl Future<Output = ()>) {
+    let state = options.state();
+    serve(listener, state, &options, shutdown).await;
 }
 
 /// Like [`run`], with a store the caller has already built (the binary prints its size before serving).
-pub async fn serve(listener: TcpListener, state: AppState, config: &Config, shutdown: impl Future<Output = ()>) {
+pub async fn serve(listener: TcpListener, state: AppState, options: &Options, shutdown: impl Future<Output = ()>) {
     let router = app(state);
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
-        .header_read_timeout(config.header_timeout)
+        .header_read_timeout(options.header_timeout)
         .max_header_size(MAX_HEAD_BYTES)
         .max_buf_size(MAX_BUF_BYTES)
         // Off by default: hyper then treats a client's end of sending (`shutdown(SHUT_WR)`) as the end of the
@@ -202,8 +202,8 @@ pub async fn serve(listener: TcpListener, state: AppState, config: &Config, shut
     drop(listener);
     drop(force_close_signal);
     tracing::info!("shutting down: finishing in-flight requests");
-    if tokio::time::timeout(config.shutdown_timeout, graceful.shutdown()).await.is_err() {
-        tracing::warn!(timeout = ?config.shutdown_timeout, "connections still busy at the shutdown timeout; closing them");
+    if tokio::time::timeout(options.shutdown_timeout, graceful.shutdown()).await.is_err() {
+        tracing::warn!(timeout = ?options.shutdown_timeout, "connections still busy at the shutdown timeout; closing them");
         // Sending fails only when no connection task is left, and then there is nothing to close.
         let _ = force_close.send(true);
         // Every connection task holds a receiver until it ends, so once all receivers are gone, every socket is
@@ -221,7 +221,7 @@ where
     B: hyper::body::Body<Data = bytes::Bytes> + Send + Unpin + 'static,
     B::Error: Into<axum::BoxError>,
 {
-    if let Some(refusal) = transport_check(request.method(), request.version(), request.uri(), request.headers()) {
+    if let Some(refusal) = check_head(request.method(), request.version(), request.uri(), request.headers()) {
         return Ok(refusal);
     }
     // Per-request logging is off by default (it would distort the measurements); the check is one atomic load.
@@ -254,7 +254,7 @@ where
 /// The checks of a request head that hyper leaves to the application, in the order they apply; `None` lets the
 /// request through to the routes. Every refusal closes the connection: after a head the server refuses, the framing of
 /// whatever follows cannot be trusted.
-fn transport_check(method: &Method, version: Version, uri: &axum::http::Uri, headers: &HeaderMap) -> Option<Response> {
+fn check_head(method: &Method, version: Version, uri: &axum::http::Uri, headers: &HeaderMap) -> Option<Response> {
     // RFC 9112 section 3.2: a server must answer 400 to an HTTP/1.1 request without `Host`.
     if version == Version::HTTP_11 && !headers.contains_key(header::HOST) {
         return Some(ApiError::BadRequest.into_response());
@@ -400,8 +400,8 @@ mod tests {
         async fn boom() -> Response {
             panic!("a bug in a handler (this panic is expected by the test)");
         }
-        let config = Config { max_users: 10_000, ..Config::default() };
-        let router = routes().route("/boom", get(boom)).with_state(config.state());
+        let options = Options { max_users: 10_000, ..Options::default() };
+        let router = routes().route("/boom", get(boom)).with_state(options.state());
 
         let response = handle(router.clone(), request("/boom")).await.unwrap();
         assert_eq!(response.status(), 500);
@@ -415,7 +415,7 @@ mod tests {
 
     /// The transport checks, each on a request that would otherwise be served: the status, and that it closes.
     #[tokio::test]
-    async fn transport_checks_refuse_and_close() {
+    async fn head_checks_refuse_and_close() {
         let post = |name: &str, value: &str| {
             Request::post("/users")
                 .header(header::HOST, "x")
@@ -443,7 +443,7 @@ mod tests {
                 400,
             ),
         ];
-        let router = app(Config { max_users: 20_000, ..Config::default() }.state());
+        let router = app(Options { max_users: 20_000, ..Options::default() }.state());
         let checked = cases.len();
         for (case, request, status) in cases {
             let response = handle(router.clone(), request).await.unwrap();
@@ -465,7 +465,7 @@ mod tests {
     /// and an empty `Expect` are served.
     #[tokio::test]
     async fn expectations() {
-        let router = app(Config { max_users: 20_000, ..Config::default() }.state());
+        let router = app(Options { max_users: 20_000, ..Options::default() }.state());
         let with_expect = |value: &str| {
             Request::head("/health")
                 .header(header::HOST, "x")
@@ -486,7 +486,7 @@ mod tests {
     /// whose body was read, or that had none, keeps the connection.
     #[tokio::test]
     async fn a_body_not_read_to_its_end_closes_the_connection() {
-        let router = app(Config { max_users: 20_000, ..Config::default() }.state());
+        let router = app(Options { max_users: 20_000, ..Options::default() }.state());
         let request = |method: Method, target: &str, content_type: &str, body: Body| {
             Request::builder()
                 .method(method)
@@ -519,7 +519,7 @@ mod tests {
 
     #[tokio::test]
     async fn http_1_1_without_host_is_400() {
-        let router = app(Config { max_users: 10_000, ..Config::default() }.state());
+        let router = app(Options { max_users: 10_000, ..Options::default() }.state());
         let request = Request::get("/health").body(Body::empty()).unwrap();
         let response = handle(router.clone(), request).await.unwrap();
         assert_eq!(response.status(), 400);

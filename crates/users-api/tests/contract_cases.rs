@@ -16,14 +16,14 @@ use contract::{Case, Outcome, Response, Wire};
 use http_body_util::BodyExt;
 use hyper::body::Frame;
 use tower::ServiceExt;
-use users_api::{Config, app};
+use users_api::{Options, app};
 
 #[tokio::test]
 async fn every_request_case_passes_against_the_router() {
     // One app per store capacity a case requires, kept for the whole run like one server process per suite:
     // POST cases create users with increasing ids, as against a real server.
-    let roomy = app(Config::default().state());
-    let full = app(Config { max_users: users_api::SEED_USERS, ..Config::default() }.state());
+    let roomy = app(Options::default().state());
+    let full = app(Options { max_users: users_api::SEED_USERS, ..Options::default() }.state());
 
     let mut failures = Vec::new();
     let mut ran = 0;

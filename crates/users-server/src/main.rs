@@ -1,7 +1,7 @@
 //! # users-server — the Rust server of fairpair
 //!
-//! Serves the users API of `users-api` (see that crate for the routes and how they work). This file only turns flags
-//! and environment variables into a configuration, sets up logging, builds the tokio runtime, binds, prints the
+//! Serves the users API of `users-api` (see that crate for the routes and how they work). This file reads the configuration
+//! (`config.rs`: flags and environment variables), sets up logging, builds the tokio runtime, binds, prints the
 //! start-up line and waits for SIGTERM or SIGINT. SIGHUP, SIGUSR1 and SIGUSR2 are ignored (logged with `--log`), so a
 //! stray signal from a terminal or a process manager never ends the server.
 //!
@@ -22,83 +22,56 @@
 //! Bad flags or values exit with status 2 and one line on stderr.
 
 use std::io::Write;
-use std::net::ToSocketAddrs;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
-use clap::error::ErrorKind;
 use tokio::signal::unix::{SignalKind, signal};
 use tracing_subscriber::EnvFilter;
-use users_api::Config;
 
-/// The users API of fairpair, in Rust (axum, hyper, tokio).
-#[derive(Debug, Parser)]
-#[command(name = "users-server", version)]
-struct Flags {
-    /// Address to bind.
-    #[arg(long, env = "HOST", default_value = "127.0.0.1")]
-    host: String,
+mod config;
 
-    /// Port to bind, 0..65535 (0: any free port).
-    #[arg(long, env = "PORT", default_value_t = 3000)]
-    port: u16,
-
-    /// Tokio worker threads, 1..1024 [default: available cores].
-    #[arg(long, env = "WORKERS", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    workers: Option<u16>,
-
-    /// Store capacity, seed included, 10000..16777216.
-    #[arg(long, env = "MAX_USERS", default_value_t = 1_000_000,
-          value_parser = clap::value_parser!(u64).range(10_000..=16_777_216))]
-    max_users: u64,
-
-    /// Log one line per request on stderr: `2026-11-30T19:00:00.123Z GET /users/500 200 0.123ms` (RUST_LOG, when
-    /// set, takes precedence).
-    #[arg(long)]
-    log: bool,
-
-    /// Time limit for a request head, in milliseconds (for tests).
-    #[arg(long, env = "HEADER_TIMEOUT_MS", default_value_t = 10_000, hide = true,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    header_timeout_ms: u64,
-
-    /// Time limit for a request body after its head, in milliseconds (for tests).
-    #[arg(long, env = "BODY_TIMEOUT_MS", default_value_t = 10_000, hide = true,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    body_timeout_ms: u64,
-
-    /// How long shutdown waits for in-flight requests, in milliseconds (for tests).
-    #[arg(long, env = "SHUTDOWN_TIMEOUT_MS", default_value_t = 10_000, hide = true)]
-    shutdown_timeout_ms: u64,
-}
+use config::{Config, ConfigError, parse_config};
 
 fn main() -> ExitCode {
-    let flags = match Flags::try_parse() {
-        Ok(flags) => flags,
-        Err(error) if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
-            // `--help` and `--version` are not errors: print them whole.
-            let _ = error.print();
+    let config = match parse_config(&std::env::args().collect::<Vec<_>>()) {
+        Ok(config) => config,
+        // `--help` and `--version` are not errors: print them whole.
+        Err(ConfigError::Help(text)) => {
+            let _ = text.print();
             return ExitCode::SUCCESS;
         }
-        // clap's messages span several lines (a tip, the usage); the contract wants one line, so keep the first.
-        Err(error) => {
-            let first = error.to_string().lines().next().unwrap_or("invalid arguments").to_string();
-            return usage_error(&name_the_variable(&first, &std::env::args().collect::<Vec<_>>()));
-        }
+        Err(ConfigError::Usage(message)) => return usage_error(&message),
     };
+    if let Err(message) = init_logging(config.log) {
+        return usage_error(&message);
+    }
 
-    let filter = match (std::env::var_os("RUST_LOG"), flags.log) {
-        (Some(_), _) => match EnvFilter::try_from_default_env() {
-            Ok(filter) => filter,
-            Err(error) => return usage_error(&format!("invalid RUST_LOG: {error}")),
-        },
+    // The runtime is built by hand rather than with `#[tokio::main]` so that `--workers` sets the number of worker
+    // threads exactly (`--workers 1` is what the harness uses for a one-core comparison with Node), and so that its
+    // scheduler serves every connection in turn under saturation: see `users_api::runtime`.
+    let runtime = match users_api::runtime(config.workers) {
+        Ok(runtime) => runtime,
+        Err(error) => return failure(&format!("cannot start the runtime: {error}")),
+    };
+    let result = runtime.block_on(run(config));
+    // Connections still open at this point have been closed by `serve`; nothing left deserves waiting for.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => failure(&message),
+    }
+}
+
+/// Logs go to stderr: stdout carries only the start-up line, which the harness reads. `RUST_LOG`, when set, wins
+/// over `--log`; a bad `RUST_LOG` is a usage error.
+fn init_logging(log: bool) -> Result<(), String> {
+    let filter = match (std::env::var_os("RUST_LOG"), log) {
+        (Some(_), _) => EnvFilter::try_from_default_env().map_err(|error| format!("invalid RUST_LOG: {error}"))?,
         // `--log`: the request lines (`users_api::request_log`) and the server's own events, such as a SIGTERM.
         (None, true) => EnvFilter::new(format!("info,{}=debug", users_api::request_log::TARGET)),
         // Without it, only what went wrong: the contract wants nothing printed on a SIGTERM.
         (None, false) => EnvFilter::new("warn"),
     };
-    // Logs go to stderr: stdout carries only the start-up line, which the harness reads.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -107,72 +80,36 @@ fn main() -> ExitCode {
         // format every fairpair server shares; the server's own events (a SIGTERM) read as `INFO …` beside them.
         .without_time()
         .init();
+    Ok(())
+}
 
-    // Resolve the address before starting anything, so that a bad `--host` is a usage error (exit 2).
-    let address = match (flags.host.as_str(), flags.port).to_socket_addrs().map(|mut all| all.next()) {
-        Ok(Some(address)) => address,
-        Ok(None) => return usage_error(&format!("{}: '{}' resolves to no address", host_source(), flags.host)),
-        Err(error) => return usage_error(&format!("{}: '{}' is not an address: {error}", host_source(), flags.host)),
+/// Binds, prints the start-up line, serves until SIGTERM or SIGINT, and shuts down gracefully.
+async fn run(config: Config) -> Result<(), String> {
+    // Install the signal handlers before announcing the server, so a SIGTERM sent right after the start-up line is a
+    // graceful shutdown, not the default action (which would kill the process).
+    let mut terminate = signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
+    let shutdown = async move {
+        tokio::select! {
+            _ = terminate.recv() => tracing::info!("SIGTERM received"),
+            _ = interrupt.recv() => tracing::info!("SIGINT received"),
+        }
     };
+    ignore_other_signals(config.log)?;
 
-    let workers =
-        flags.workers.map_or_else(|| std::thread::available_parallelism().map_or(1, |cores| cores.get()), usize::from);
-    let config = Config {
-        max_users: flags.max_users,
-        header_timeout: Duration::from_millis(flags.header_timeout_ms),
-        body_timeout: Duration::from_millis(flags.body_timeout_ms),
-        shutdown_timeout: Duration::from_millis(flags.shutdown_timeout_ms),
-    };
+    let address = config.address;
+    let listener = users_api::bind(address).map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    let port = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?.port();
+    let state = config.options.state();
+    print_listening(&config.host, port, state.store().len(), config.workers);
 
-    // The runtime is built by hand rather than with `#[tokio::main]` so that `--workers` sets the number of worker
-    // threads exactly (`--workers 1` is what the harness uses for a one-core comparison with Node), and so that its
-    // scheduler serves every connection in turn under saturation: see `users_api::runtime`.
-    let runtime = match users_api::runtime(workers) {
-        Ok(runtime) => runtime,
-        Err(error) => return failure(&format!("cannot start the runtime: {error}")),
-    };
-
-    let result = runtime.block_on(async {
-        // Install the signal handlers before announcing the server, so a SIGTERM sent right after the start-up line
-        // is a graceful shutdown, not the default action (which would kill the process).
-        let mut terminate = signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
-        let mut interrupt = signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle SIGINT: {e}"))?;
-        let shutdown = async move {
-            tokio::select! {
-                _ = terminate.recv() => tracing::info!("SIGTERM received"),
-                _ = interrupt.recv() => tracing::info!("SIGINT received"),
-            }
-        };
-        ignore_other_signals(flags.log)?;
-
-        let listener = users_api::bind(address).map_err(|e| format!("cannot bind {address}: {e}"))?;
-        let port = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?.port();
-        let state = config.state();
-        let host = if flags.host.contains(':') { format!("[{}]", flags.host) } else { flags.host.clone() };
-        let plural = if workers == 1 { "" } else { "s" };
-        let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(
-            stdout,
-            "listening on http://{host}:{port} ({} users, {workers} worker{plural})",
-            state.store().len()
-        );
-        let _ = stdout.flush();
-        drop(stdout);
-
-        // Serve from a spawned task, not from `block_on` itself: with several workers, the future given to `block_on`
-        // runs on this main thread, which would then accept connections next to the workers. (With one worker, the
-        // runtime is current-thread and this main thread is the worker either way.)
-        tokio::spawn(async move { users_api::serve(listener, state, &config, shutdown).await })
-            .await
-            .map_err(|e| format!("the server task failed: {e}"))
-    });
-    // Connections still open at this point have been closed by `serve`; nothing left deserves waiting for.
-    runtime.shutdown_timeout(Duration::from_secs(1));
-
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => failure(&message),
-    }
+    // Serve from a spawned task, not from `block_on` itself: with several workers, the future given to `block_on` runs
+    // on this main thread, which would then accept connections next to the workers. (With one worker, the runtime is
+    // current-thread and this main thread is the worker either way.)
+    let options = config.options;
+    tokio::spawn(async move { users_api::serve(listener, state, &options, shutdown).await })
+        .await
+        .map_err(|e| format!("the server task failed: {e}"))
 }
 
 /// SIGHUP, SIGUSR1 and SIGUSR2 would end the process by default (a closed terminal, a log-rotation script, a
@@ -201,50 +138,23 @@ fn ignore_other_signals(log: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Each flag's environment variable, for error messages that name where a bad value came from.
-const VARIABLES: [(&str, &str); 7] = [
-    ("--host", "HOST"),
-    ("--port", "PORT"),
-    ("--workers", "WORKERS"),
-    ("--max-users", "MAX_USERS"),
-    ("--header-timeout-ms", "HEADER_TIMEOUT_MS"),
-    ("--body-timeout-ms", "BODY_TIMEOUT_MS"),
-    ("--shutdown-timeout-ms", "SHUTDOWN_TIMEOUT_MS"),
-];
-
-/// Whether `flag` was given on the command line (as `--flag VALUE` or `--flag=VALUE`); when not, its value came
-/// from the environment.
-fn on_command_line(args: &[String], flag: &str) -> bool {
-    args.iter().skip(1).any(|a| a == flag || a.strip_prefix(flag).is_some_and(|rest| rest.starts_with('=')))
-}
-
-/// clap names the flag (`invalid value 'abc' for '--port <PORT>'`) even when the value came from `PORT`; a user who
-/// never typed `--port` should be told which variable to fix, as the Node and Go servers do.
-fn name_the_variable(message: &str, args: &[String]) -> String {
-    for (flag, variable) in VARIABLES {
-        let quoted = format!("'{flag} <{variable}>'");
-        if message.contains(&quoted) && !on_command_line(args, flag) && std::env::var_os(variable).is_some() {
-            return message.replace(&quoted, &format!("{variable} (from the environment)"));
-        }
-    }
-    message.to_string()
-}
-
-/// How `--host` was given, for its error message.
-fn host_source() -> &'static str {
-    let args: Vec<String> = std::env::args().collect();
-    if on_command_line(&args, "--host") { "--host" } else { "HOST" }
+/// Prints the start-up line, the same shape on every server: `listening on http://HOST:PORT (N users, W workers)`.
+fn print_listening(host: &str, port: u16, users: usize, workers: usize) {
+    let host = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+    let plural = if workers == 1 { "worker" } else { "workers" };
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "listening on http://{host}:{port} ({users} users, {workers} {plural})");
+    let _ = stdout.flush();
 }
 
 /// A bad flag or value: one line on stderr, status 2.
 fn usage_error(message: &str) -> ExitCode {
-    let message = message.strip_prefix("error: ").unwrap_or(message);
-    eprintln!("users-server: {message} (see --help)");
+    eprintln!("error: {message}");
     ExitCode::from(2)
 }
 
 /// A failure at run time (the port is taken, …): one line on stderr, status 1.
 fn failure(message: &str) -> ExitCode {
-    eprintln!("users-server: {message}");
+    eprintln!("error: {message}");
     ExitCode::FAILURE
 }

@@ -340,6 +340,8 @@ fn bad_flags_exit_2_with_one_line() {
         assert_eq!(output.status.code(), Some(2), "case {case:?}");
         let stderr = String::from_utf8(output.stderr).unwrap();
         assert_eq!(stderr.lines().count(), 1, "case {case:?}: {stderr:?}");
+        // The prefix every fairpair server writes (Node's and Go's too), once.
+        assert!(stderr.starts_with("error: ") && !stderr.starts_with("error: error"), "case {case:?}: {stderr:?}");
         assert!(!stderr.contains("panicked"), "case {case:?}: {stderr:?}");
         assert!(output.stdout.is_empty(), "case {case:?}");
     }

@@ -1,6 +1,6 @@
 //! The report as a small document: headings, paragraphs, notes, lists, tables, charts and collapsed code.
 //!
-//! The sections in `report.rs` build one [`Document`]; each renderer (`markdown.rs`, `html.rs`) turns the same
+//! The sections in `report/sections/` build one [`Document`]; each renderer (`markdown.rs`, `html.rs`) turns the same
 //! document into its format, so `report.md` and `report.html` cannot disagree on a figure. Text is a small subset of
 //! Markdown's inline syntax (`` `code` ``, `**strong**`, `*emphasis*`), which the Markdown renderer writes as it is
 //! and the HTML renderer translates: the sections were written in Markdown first, and keeping their text as it was

@@ -10,8 +10,8 @@ use crate::charts::esc;
 pub struct Html;
 
 impl super::Renderer for Html {
-    fn file_name(&self) -> &'static str {
-        "report.html"
+    fn extension(&self) -> &'static str {
+        "html"
     }
 
     fn render(&self, doc: &Document) -> String {

@@ -10,8 +10,8 @@ use super::document::{Align, Block, Document, Table};
 pub struct Markdown;
 
 impl super::Renderer for Markdown {
-    fn file_name(&self) -> &'static str {
-        "report.md"
+    fn extension(&self) -> &'static str {
+        "md"
     }
 
     fn render(&self, doc: &Document) -> String {
@@ -62,11 +62,12 @@ fn table(t: &Table) -> String {
 fn row<'a>(s: &mut String, cells: impl Iterator<Item = &'a str>) {
     s.push('|');
     for cell in cells {
-        // An empty cell is `| |`, not `|  |`.
+        // An empty cell is `| |`, not `|  |`. A `|` in a cell (a shell pipe in a subject's command) would end the
+        // cell: escaped, as GitHub's tables read it, code spans included.
         if cell.is_empty() {
             s.push_str(" |");
         } else {
-            let _ = write!(s, " {cell} |");
+            let _ = write!(s, " {} |", cell.replace('|', "\\|"));
         }
     }
     s.push('\n');
@@ -102,6 +103,17 @@ mod tests {
             ],
         };
         assert_eq!(render(&doc), "## T\n\n| | n |\n|---|---:|\n| a | |\n\n![x](bars.svg)\n\n- one\n- two\n");
+    }
+
+    #[test]
+    fn a_pipe_in_a_cell_is_escaped_and_the_row_keeps_its_cells() {
+        let mut t = Table::new(&[("subject", Align::Left), ("command", Align::Left), ("contract", Align::Left)]);
+        t.row(vec!["x".into(), "`sh -c \"a | b\"`".into(), "verified".into()]);
+        let md = table(&t);
+        assert_eq!(md.lines().nth(2), Some("| x | `sh -c \"a \\| b\"` | verified |"), "{md}");
+        // Unescaped pipes, the cell separators, are as many as the header's.
+        let separators = |l: &str| l.replace("\\|", "").matches('|').count();
+        assert!(md.lines().all(|l| separators(l) == 4), "{md}");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport};
+use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool};
 use crate::schema::Latency;
 
 pub struct Ab;
@@ -31,8 +31,8 @@ pub struct Ab;
 const MAX_REQUESTS_PER_SECOND: u64 = 200_000;
 
 impl LoadTool for Ab {
-    fn name(&self) -> &'static str {
-        "ab"
+    fn kind(&self) -> Tool {
+        Tool::Ab
     }
     fn program(&self) -> &'static str {
         "ab"
@@ -56,8 +56,8 @@ impl LoadTool for Ab {
         v.extend(["-t".into(), spec.duration_s.to_string(), "-n".into(), requests.to_string()]);
         v.extend(["-e".into(), "/dev/stdout".into()]);
         // `-p` makes the request a POST; `-m` names any other method, with or without a body.
-        if spec.method != "GET" && spec.method != "POST" {
-            v.extend(["-m".into(), spec.method.clone()]);
+        if !matches!(spec.method, Method::Get | Method::Post) {
+            v.extend(["-m".into(), spec.method.to_string()]);
         }
         if let Some(body_file) = &spec.script {
             v.extend(["-p".into(), body_file.display().to_string(), "-T".into(), "application/json".into()]);
@@ -149,7 +149,7 @@ mod tests {
     fn spec(method: &str, script: Option<&str>) -> LoadSpec {
         LoadSpec {
             url: "http://127.0.0.1:9/users".into(),
-            method: method.into(),
+            method: Method::from_name(method),
             body: script.map(|_| "{}".into()),
             connections: 50,
             duration_s: 15,

@@ -5,7 +5,7 @@
 use anyhow::{Result, anyhow};
 use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
+use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool, from_json};
 use crate::schema::Latency;
 
 pub struct Autocannon;
@@ -14,8 +14,8 @@ pub struct Autocannon;
 pub const MAX_RATE: f64 = 18_000.0;
 
 impl LoadTool for Autocannon {
-    fn name(&self) -> &'static str {
-        "autocannon"
+    fn kind(&self) -> Tool {
+        Tool::Autocannon
     }
     fn program(&self) -> &'static str {
         "autocannon"
@@ -35,9 +35,9 @@ impl LoadTool for Autocannon {
             v.push("-R".into());
             v.push(format!("{}", rate.round() as u64));
         }
-        if spec.method != "GET" {
+        if spec.method != Method::Get {
             v.push("-m".into());
-            v.push(spec.method.clone());
+            v.push(spec.method.to_string());
         }
         if let Some(body) = &spec.body {
             v.push("-H".into());
@@ -110,7 +110,7 @@ mod tests {
     fn post_carries_method_header_and_body() {
         let spec = LoadSpec {
             url: "http://127.0.0.1:9/users".into(),
-            method: "POST".into(),
+            method: Method::Post,
             body: Some("{}".into()),
             connections: 50,
             duration_s: 15,

@@ -15,14 +15,14 @@ use std::path::PathBuf;
 use anyhow::{Result, anyhow};
 use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
+use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool, from_json};
 use crate::schema::Latency;
 
 pub struct Bombardier;
 
 impl LoadTool for Bombardier {
-    fn name(&self) -> &'static str {
-        "bombardier"
+    fn kind(&self) -> Tool {
+        Tool::Bombardier
     }
     fn program(&self) -> &'static str {
         "bombardier"
@@ -47,9 +47,9 @@ impl LoadTool for Bombardier {
             "-p".into(),
             "r".into(),
         ];
-        if spec.method != "GET" {
+        if spec.method != Method::Get {
             v.push("-m".into());
-            v.push(spec.method.clone());
+            v.push(spec.method.to_string());
         }
         if let Some(body) = &spec.body {
             v.push("-H".into());
@@ -163,7 +163,7 @@ mod tests {
     fn post_command_line() {
         let spec = LoadSpec {
             url: "http://127.0.0.1:9/users".into(),
-            method: "POST".into(),
+            method: Method::Post,
             body: Some(r#"{"a":1}"#.into()),
             connections: 50,
             duration_s: 15,

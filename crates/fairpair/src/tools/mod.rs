@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+pub use crate::kinds::{Method, Tool};
 use crate::schema::Latency;
 use crate::usage;
 
@@ -23,7 +24,7 @@ use crate::usage;
 #[derive(Clone, Debug)]
 pub struct LoadSpec {
     pub url: String,
-    pub method: String,
+    pub method: Method,
     pub body: Option<String>,
     pub connections: u32,
     pub duration_s: u64,
@@ -47,7 +48,10 @@ pub struct LoadResult {
 }
 
 pub trait LoadTool {
-    fn name(&self) -> &'static str;
+    fn kind(&self) -> Tool;
+    fn name(&self) -> &'static str {
+        self.kind().name()
+    }
     /// The executable looked up on `PATH`.
     fn program(&self) -> &'static str;
     /// Writes any file the tool needs for this scenario into `dir` and returns its path, with its text when that is
@@ -76,18 +80,30 @@ pub struct OpenLoopSupport {
     pub max_rate: Option<f64>,
 }
 
-/// Every load tool's name, in the order the results list their versions.
-pub const NAMES: [&str; 5] = ["wrk", "oha", "autocannon", "ab", "bombardier"];
+impl Tool {
+    /// The tool's adapter: the one place a new tool is added to the harness, beside its variant in `kinds.rs`.
+    pub fn adapter(self) -> Box<dyn LoadTool> {
+        match self {
+            Tool::Wrk => Box::new(wrk::Wrk),
+            Tool::Oha => Box::new(oha::Oha),
+            Tool::Autocannon => Box::new(autocannon::Autocannon),
+            Tool::Ab => Box::new(ab::Ab),
+            Tool::Bombardier => Box::new(bombardier::Bombardier),
+        }
+    }
 
-/// Looks a tool up by name (one of [`NAMES`]).
-pub fn by_name(name: &str) -> Option<Box<dyn LoadTool>> {
-    match name {
-        "wrk" => Some(Box::new(wrk::Wrk)),
-        "oha" => Some(Box::new(oha::Oha)),
-        "autocannon" => Some(Box::new(autocannon::Autocannon)),
-        "ab" => Some(Box::new(ab::Ab)),
-        "bombardier" => Some(Box::new(bombardier::Bombardier)),
-        _ => None,
+    /// How to install it, for the error that says it is missing.
+    fn install_hint(self) -> &'static str {
+        match self {
+            Tool::Wrk => "install it with `apt-get install wrk` (or run scripts/compare, which does)",
+            Tool::Oha => "install it with `cargo install oha --locked` (scripts/setup-tools)",
+            Tool::Ab => "install it with `apt-get install apache2-utils` (scripts/setup-tools)",
+            Tool::Bombardier => {
+                "install codesenberg/bombardier with `go install github.com/codesenberg/bombardier@latest` \
+                 (scripts/setup-tools); Debian's `bombardier` package is a game, not this tool"
+            }
+            Tool::Autocannon => "install it with `npm install -g autocannon` (scripts/setup-tools)",
+        }
     }
 }
 
@@ -101,16 +117,7 @@ pub fn require(tool: &dyn LoadTool) -> Result<()> {
     if tool.available() {
         return Ok(());
     }
-    let how = match tool.name() {
-        "wrk" => "install it with `apt-get install wrk` (or run scripts/compare, which does)",
-        "oha" => "install it with `cargo install oha --locked` (scripts/setup-tools)",
-        "ab" => "install it with `apt-get install apache2-utils` (scripts/setup-tools)",
-        "bombardier" => {
-            "install codesenberg/bombardier with `go install github.com/codesenberg/bombardier@latest` \
-             (scripts/setup-tools); Debian's `bombardier` package is a game, not this tool"
-        }
-        _ => "install it with `npm install -g autocannon` (scripts/setup-tools)",
-    };
+    let how = tool.kind().install_hint();
     Err(usage(format!("load tool `{}` not found on PATH: {how}", tool.name())))
 }
 
@@ -236,10 +243,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_tools_are_none() {
-        assert!(by_name("nope").is_none());
-        assert_eq!(by_name("ab").unwrap().name(), "ab");
-        assert!(NAMES.iter().all(|name| by_name(name).is_some_and(|tool| tool.name() == *name)));
-        assert_eq!(by_name("oha").unwrap().name(), "oha");
+    fn each_tool_adapter_is_its_own() {
+        assert!(Tool::ALL.iter().all(|&tool| tool.adapter().kind() == tool));
     }
 }

@@ -10,14 +10,14 @@ use std::collections::BTreeMap;
 use anyhow::{Result, anyhow};
 use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
+use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool, from_json};
 use crate::schema::Latency;
 
 pub struct Oha;
 
 impl LoadTool for Oha {
-    fn name(&self) -> &'static str {
-        "oha"
+    fn kind(&self) -> Tool {
+        Tool::Oha
     }
     fn program(&self) -> &'static str {
         "oha"
@@ -39,9 +39,9 @@ impl LoadTool for Oha {
             v.push(format!("{}", rate.round() as u64));
             v.push("--latency-correction".into());
         }
-        if spec.method != "GET" {
+        if spec.method != Method::Get {
             v.push("-m".into());
-            v.push(spec.method.clone());
+            v.push(spec.method.to_string());
         }
         if let Some(body) = &spec.body {
             v.push("-H".into());

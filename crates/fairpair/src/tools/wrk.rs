@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, from_json};
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, Tool, from_json};
 use crate::schema::Latency;
 
 pub struct Wrk;
@@ -19,15 +19,15 @@ pub struct Wrk;
 const MARKER: &str = "{\"fairpair_wrk\":1";
 
 impl LoadTool for Wrk {
-    fn name(&self) -> &'static str {
-        "wrk"
+    fn kind(&self) -> Tool {
+        Tool::Wrk
     }
     fn program(&self) -> &'static str {
         "wrk"
     }
 
     fn prepare(&self, dir: &Path, scenario: &str, spec: &LoadSpec) -> Result<Option<(PathBuf, Option<String>)>> {
-        let text = script(&spec.method, spec.body.as_deref());
+        let text = script(spec.method.as_str(), spec.body.as_deref());
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let path = dir.join(format!("wrk-{scenario}.lua"));
         std::fs::write(&path, &text).with_context(|| format!("cannot write {}", path.display()))?;
@@ -173,6 +173,7 @@ fn lua_string(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Method;
 
     #[test]
     fn lua_strings_escape_quotes_and_bytes() {
@@ -193,7 +194,7 @@ mod tests {
     fn threads_never_exceed_connections() {
         let spec = LoadSpec {
             url: "http://127.0.0.1:1/".into(),
-            method: "GET".into(),
+            method: Method::Get,
             body: None,
             connections: 1,
             duration_s: 2,

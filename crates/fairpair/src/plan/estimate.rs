@@ -1,0 +1,228 @@
+//! The time estimate: how many runs each phase has and how long they should take, printed before anything runs and
+//! used as the progress display's weights.
+
+use super::{Plan, Scenario};
+use crate::procstat;
+use crate::text::minutes;
+
+/// Seconds the harness spends around each run (start, readiness, idle check, stop), for the estimate.
+pub const RUN_OVERHEAD_S: f64 = 1.5;
+/// Seconds to verify one subject (two server starts and 200-odd cases).
+const VERIFY_S: f64 = 4.0;
+/// Discarded warm-up before each preflight calibration measurement.
+pub const CALIBRATION_WARMUP_S: u64 = 1;
+
+impl Plan {
+    /// Prints what the plan will do and how long it should take (on stderr, before anything runs).
+    pub fn announce(&self) {
+        let plan = self;
+        let e = plan.estimate();
+        eprintln!(
+            "fairpair: {} subjects, {} load runs ({} s + {} s warm-up each), {} open-loop runs, {} memory runs",
+            plan.subjects.len(),
+            plan.load_runs(),
+            plan.settings.duration_s,
+            plan.settings.warmup_s,
+            plan.open_loop_runs(),
+            plan.memory_runs()
+        );
+        eprintln!(
+            "fairpair: estimated {} (preflight {}, load {}, open-loop {}, memory {})",
+            minutes(e.total()),
+            minutes(e.preflight),
+            minutes(e.load),
+            minutes(e.open_loop),
+            minutes(e.memory)
+        );
+        if let Some(note) = e.dominant_note() {
+            eprintln!("fairpair: {note}");
+        }
+        if plan.open_loop_tool.is_none() && !plan.settings.open_loop_fractions.is_empty() {
+            eprintln!(
+                "fairpair: the open-loop phase will be skipped (neither oha nor autocannon is installed): not estimated"
+            );
+        }
+        if plan.settings.pinned && !plan.server_host.is_local() {
+            eprintln!(
+                "fairpair: servers on CPU {} of the {}, load generator on CPU {} of this machine",
+                procstat::format_cpu_list(&plan.settings.server_cpus),
+                plan.server_host.label(),
+                procstat::format_cpu_list(&plan.settings.loader_cpus)
+            );
+        } else if plan.settings.pinned {
+            eprintln!(
+                "fairpair: servers on CPU {}, load generator on CPU {}",
+                procstat::format_cpu_list(&plan.settings.server_cpus),
+                procstat::format_cpu_list(&plan.settings.loader_cpus)
+            );
+        }
+        match plan.post_max_users() {
+            _ if !plan.scenarios.iter().any(Scenario::writes) => {}
+            Some(given) => eprintln!("fairpair: the store of POST runs is --max-users {given} (--post-max-users)"),
+            None => eprintln!(
+                "fairpair: the store of POST runs (--max-users) is sized in preflight from the POST rate measured there"
+            ),
+        }
+        for s in &plan.skipped {
+            eprintln!("fairpair: skipped: {s}");
+        }
+    }
+
+    /// Number of closed-loop runs.
+    pub fn load_runs(&self) -> usize {
+        self.cells.iter().map(|c| c.subjects.len()).sum::<usize>() * self.settings.repeats as usize
+    }
+
+    /// Subjects that take part in the open-loop phase (those measured on `get` at the lowest connection count).
+    pub fn open_loop_runs(&self) -> usize {
+        if self.open_loop_tool.is_some() && self.open_loop_scenario().is_some() {
+            self.subjects.len() * self.settings.open_loop_fractions.len()
+        } else {
+            0
+        }
+    }
+
+    /// Memory runs start a fresh process each, so a running service (`--subject NAME=http://…`) has none.
+    pub fn memory_runs(&self) -> usize {
+        self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.settings.memory_repeats as usize
+    }
+
+    /// Estimated seconds for each phase, and for one run of each (the progress display's weights).
+    pub fn estimate(&self) -> Estimate {
+        let idle = self.settings.idle_wait_max_s / 2.0;
+        let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
+        let calibration =
+            self.calibration_runs() as f64 * ((CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
+        let per_run = PerRun {
+            load: (self.settings.warmup_s + self.settings.duration_s) as f64 + RUN_OVERHEAD_S + idle,
+            open_loop: (self.settings.warmup_s + self.settings.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle,
+            memory: self.settings.memory_duration_s as f64
+                + self.settings.memory_settle_ms as f64 / 1000.0
+                + RUN_OVERHEAD_S
+                + idle,
+        };
+        Estimate {
+            preflight: verify + calibration,
+            load: self.load_runs() as f64 * per_run.load,
+            open_loop: self.open_loop_runs() as f64 * per_run.open_loop,
+            memory: self.memory_runs() as f64 * per_run.memory,
+            per_run,
+        }
+    }
+
+    /// Number of calibration measurements preflight will make (for the estimate): the loader's capacity on every
+    /// cell when the ceiling exists, and the POST rate of every subject whose store a writing scenario fills.
+    pub fn calibration_runs(&self) -> usize {
+        let capacity = if self.capacity_target.is_some() { self.capacity_cells().len() } else { 0 };
+        capacity + self.post_subjects().len()
+    }
+
+    /// The distinct (scenario, connections) cells of the plan: the loader's capacity depends on both (more
+    /// connections cost it more per request; a POST sends a body).
+    pub fn capacity_cells(&self) -> Vec<(&Scenario, u32)> {
+        self.cells.iter().map(|c| (&self.scenarios[c.scenario], c.connections)).collect()
+    }
+
+    /// The first scenario that writes to the store (`post` by default), if the plan has one.
+    pub fn writing_scenario(&self) -> Option<&Scenario> {
+        self.cells.iter().map(|c| &self.scenarios[c.scenario]).find(|s| s.writes())
+    }
+
+    /// Indices of the subjects whose store a writing scenario fills.
+    pub fn post_subjects(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for cell in self.cells.iter().filter(|c| self.scenarios[c.scenario].writes()) {
+            for &i in &cell.subjects {
+                if self.subjects[i].accepts_max_users() && !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+        out
+    }
+
+    pub fn estimate_total(&self) -> f64 {
+        self.estimate().total()
+    }
+}
+
+/// Estimated seconds per phase of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Estimate {
+    /// Verification and calibration.
+    pub preflight: f64,
+    pub load: f64,
+    pub open_loop: f64,
+    pub memory: f64,
+    /// Seconds of one run of each phase: the phases above are these times their run counts, and the progress
+    /// display advances by them, so that the bar and the printed estimate are one computation.
+    pub per_run: PerRun,
+}
+
+/// Estimated seconds of one run of each phase, the harness's own time around it (start, idle wait, stop) included.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PerRun {
+    pub load: f64,
+    pub open_loop: f64,
+    pub memory: f64,
+}
+
+impl Estimate {
+    pub fn total(&self) -> f64 {
+        self.preflight + self.load + self.open_loop + self.memory
+    }
+
+    /// When the measured load is under half of the estimate, which phase takes most of it and how to shorten it:
+    /// `--duration 3` alone leaves the warm-up, open-loop and memory phases at their defaults, and they then make
+    /// most of the time, which surprises.
+    pub fn dominant_note(&self) -> Option<String> {
+        let total = self.total();
+        if total <= 0.0 || self.load >= total / 2.0 {
+            return None;
+        }
+        let phases = [
+            (self.preflight, "preflight (verification and calibration)", "it does not shrink with --duration"),
+            (self.open_loop, "the open-loop phase", "--open-loop-duration N, or --open-loop-rates 0 to skip it"),
+            (self.memory, "the memory phase", "--memory-repeats N and --memory-duration N, or --memory-repeats 0"),
+        ];
+        let (seconds, what, how) = phases.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+        Some(format!(
+            "most of the estimate is not the measured load ({:.0} of {:.0} s): {what} takes {:.0} s ({how}); \
+             --warmup N shortens each run's warm-up",
+            self.load, total, seconds
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::plan;
+    use super::*;
+    use crate::kinds::Tool;
+
+    #[test]
+    fn a_phase_without_its_tool_is_not_estimated() {
+        let mut p = plan(&["--subjects", "rust,node", "--open-loop-rates", "0.5,0.8"]).unwrap();
+        p.open_loop_tool = Some(Tool::Oha);
+        assert_eq!(p.open_loop_runs(), 4);
+        assert!(p.estimate().open_loop > 0.0);
+        p.open_loop_tool = None;
+        assert_eq!(p.open_loop_runs(), 0);
+        assert_eq!(p.estimate().open_loop, 0.0);
+    }
+
+    #[test]
+    fn a_short_duration_says_what_dominates_the_estimate() {
+        let e = Estimate { preflight: 20.0, load: 60.0, open_loop: 100.0, memory: 150.0, ..Estimate::default() };
+        let note = e.dominant_note().unwrap();
+        assert!(note.starts_with("most of the estimate is not the measured load (60 of 330 s): the memory phase"));
+        assert!(note.contains("--memory-repeats"), "{note}");
+        let e = Estimate { preflight: 20.0, load: 600.0, open_loop: 100.0, memory: 150.0, ..Estimate::default() };
+        assert_eq!(e.dominant_note(), None, "the load dominates: nothing to say");
+        // As the issue found it: --duration 3 --repeats 1 --scenarios get, other phases at their defaults.
+        let mut p =
+            plan(&["--subjects", "rust,node", "--duration", "3", "--repeats", "1", "--scenarios", "get"]).unwrap();
+        p.open_loop_tool = Some(Tool::Oha);
+        assert!(p.estimate().dominant_note().is_some());
+    }
+}

@@ -1,0 +1,220 @@
+//! The facts a plan is built from, besides the command line: the CPUs each side may use, the load tools installed,
+//! where the built-in servers' programs are and whether they exist where they will run, the body files of custom
+//! scenarios and the addresses of running services. They are gathered here, first, and only here; the plan is then
+//! built from the arguments and these facts without reading anything, so every decision of it can be tested with
+//! made-up facts.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::scenarios::parse_scenario;
+use crate::args::RunArgs;
+use crate::host::{Connection, Host, SshHost};
+use crate::kinds::Tool;
+use crate::{procstat, usage};
+
+/// What the machines are, as far as the plan needs to know.
+#[derive(Clone, Debug)]
+pub struct Facts {
+    /// The CPUs this process may use: the load generator's, and on one host the servers' too.
+    pub cpus: Vec<usize>,
+    /// The server host of a two-host run (`--server-host`).
+    pub server: Option<ServerSide>,
+    /// The load tools on `PATH`.
+    pub installed: Vec<Tool>,
+    /// The built-in servers' programs.
+    pub programs: Programs,
+    /// Each `--scenario` body file, by the name given: its text, or why it could not be read.
+    pub bodies: BTreeMap<String, Result<String, String>>,
+    /// Each running service's URL (`--subject NAME=http://…`): its address, or why it has none.
+    pub addresses: BTreeMap<String, Result<SocketAddr, String>>,
+    /// The command line fairpair was started with, for the record.
+    pub argv: Vec<String>,
+}
+
+/// The programs of the built-in subjects, where they will run, and those of them that are missing there.
+#[derive(Clone, Debug, Default)]
+pub struct Programs {
+    pub users_server: PathBuf,
+    pub ceiling: PathBuf,
+    pub go_server: PathBuf,
+    pub node_server: PathBuf,
+    pub node: String,
+    /// The paths above that are not files where they will run.
+    pub missing: Vec<PathBuf>,
+    /// The server host's name when they run there; `None` on this machine.
+    pub host: Option<String>,
+}
+
+impl Programs {
+    /// The path of a program, or an error that says where it was looked for and how to get it.
+    pub fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
+        match &self.host {
+            _ if !self.missing.iter().any(|m| m == path) => Ok(path.display().to_string()),
+            None => Err(usage(format!("{what} not found at {} ({hint})", path.display()))),
+            Some(host) => Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display()))),
+        }
+    }
+
+    fn paths(&self) -> [&PathBuf; 4] {
+        [&self.users_server, &self.ceiling, &self.go_server, &self.node_server]
+    }
+}
+
+impl Facts {
+    /// Gathers the facts for `args`, the subjects on `server` when there is one.
+    pub fn gather(args: &RunArgs, server: Option<&ServerSide>) -> Result<Facts> {
+        let programs = match server {
+            Some(side) => side.programs(args)?,
+            None => {
+                let mut programs = local_programs(args);
+                programs.missing = programs.paths().into_iter().filter(|p| !p.is_file()).cloned().collect();
+                programs
+            }
+        };
+        let mut bodies = BTreeMap::new();
+        for file in args.custom_scenarios.iter().filter_map(|t| parse_scenario(t).ok()?.body_file) {
+            let text = std::fs::read_to_string(&file).map_err(|e| e.to_string());
+            bodies.insert(file, text);
+        }
+        let mut addresses = BTreeMap::new();
+        for url in args.custom_subjects.iter().filter_map(|t| t.split_once('=')).map(|(_, c)| c) {
+            if url.starts_with("http://") {
+                addresses.insert(url.to_string(), crate::verify::parse_url(url).map_err(|e| e.to_string()));
+            }
+        }
+        Ok(Facts {
+            cpus: procstat::allowed_cpus(),
+            server: server.cloned(),
+            installed: Tool::ALL.into_iter().filter(|t| t.adapter().available()).collect(),
+            programs,
+            bodies,
+            addresses,
+            argv: std::env::args().collect(),
+        })
+    }
+}
+
+/// Where the built-in subjects' programs are on this machine: given, or beside this executable (the Node server: in
+/// the project this executable was built in).
+fn local_programs(args: &RunArgs) -> Programs {
+    let exe = std::env::current_exe().ok();
+    let exe_dir = exe.as_deref().and_then(Path::parent).unwrap_or(Path::new("."));
+    let sibling = |name: &str, given: &Option<PathBuf>| given.clone().unwrap_or_else(|| exe_dir.join(name));
+    Programs {
+        users_server: sibling("users-server", &args.users_server),
+        ceiling: sibling("ceiling", &args.ceiling),
+        go_server: sibling("../go/users-server-go", &args.go_server),
+        node_server: args
+            .node_server
+            .clone()
+            .unwrap_or_else(|| project_file(exe.as_deref(), Path::new("servers-node/server.js"))),
+        node: args.node.clone(),
+        missing: Vec::new(),
+        host: None,
+    }
+}
+
+/// A file of the project (`relative` to its root) found from the executable's path: the nearest directory above
+/// `exe` that has it (`target/release/fairpair` → the checkout it was built in). Falls back to `relative` itself,
+/// resolved from the current directory, when no such directory exists (an installed copy, say).
+pub fn project_file(exe: Option<&Path>, relative: &Path) -> PathBuf {
+    exe.into_iter()
+        .flat_map(Path::ancestors)
+        .skip(1)
+        .map(|dir| dir.join(relative))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| relative.to_path_buf())
+}
+
+/// The server host of a two-host run, once connected: where the subjects run, and the CPUs a process may use there.
+#[derive(Clone, Debug)]
+pub struct ServerSide {
+    pub host: Host,
+    pub cpus: Vec<usize>,
+}
+
+impl ServerSide {
+    /// Connects to `--server-host` and reads its CPUs: `None` for a run on this machine. Every step has a time limit,
+    /// so an unreachable or stopped host ends the run here, before anything is planned, with one line.
+    pub fn connect(args: &RunArgs) -> Result<Option<(ServerSide, Connection)>> {
+        let Some(destination) = &args.server_host else {
+            return Ok(None);
+        };
+        let dir = args
+            .server_dir
+            .as_deref()
+            .ok_or_else(|| usage("--server-host needs --server-dir PATH: the project's checkout on the server host"))?;
+        super::subjects::check_two_host_subjects(args)?;
+        let connection = SshHost::new(destination, dir, args.ssh_config.clone()).connect()?;
+        let host = connection.host();
+        let cpus = host.allowed_cpus()?;
+        Ok(Some((ServerSide { host, cpus }, connection)))
+    }
+
+    /// The built-in servers' paths on the server host (a path given on the command line is one there), and those
+    /// of them that are missing there.
+    fn programs(&self, args: &RunArgs) -> Result<Programs> {
+        let Host::Ssh(ssh) = &self.host else { unreachable!("a server side is a server host") };
+        let dir = Path::new(&ssh.dir);
+        // The same profile directory as this fairpair's (target/release, or target/debug in the tests).
+        let exe = std::env::current_exe().ok();
+        let profile = exe.as_deref().and_then(|e| e.parent()?.file_name()).map_or("release".into(), |p| p.to_owned());
+        let target = dir.join("target").join(profile);
+        let pick = |given: &Option<PathBuf>, default: PathBuf| given.clone().unwrap_or(default);
+        let mut programs = Programs {
+            users_server: pick(&args.users_server, target.join("users-server")),
+            ceiling: pick(&args.ceiling, target.join("ceiling")),
+            go_server: pick(&args.go_server, dir.join("target/go/users-server-go")),
+            node_server: pick(&args.node_server, dir.join("servers-node/server.js")),
+            node: args.node.clone(),
+            missing: Vec::new(),
+            host: Some(self.host.label()),
+        };
+        let all = programs.paths().map(|p| p.display().to_string());
+        programs.missing = self.host.missing_files(&all)?.into_iter().map(PathBuf::from).collect();
+        Ok(programs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_node_server_is_found_from_the_executable_not_the_current_directory() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap();
+        let exe = root.join("target/release/fairpair");
+        let found = project_file(Some(&exe), Path::new("servers-node/server.js"));
+        assert_eq!(found, root.join("servers-node/server.js"));
+        // Nowhere above the executable: the path as given, for the current directory.
+        let lost = project_file(Some(Path::new("/nonexistent/bin/fairpair")), Path::new("servers-node/server.js"));
+        assert_eq!(lost, Path::new("servers-node/server.js"));
+    }
+
+    #[test]
+    fn the_facts_read_body_files_and_find_missing_programs() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Wrapper {
+            #[command(flatten)]
+            args: RunArgs,
+        }
+        let dir = std::env::temp_dir().join(format!("fairpair-facts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("body.json").display().to_string();
+        std::fs::write(&file, "{}").unwrap();
+        let scenario = format!("mine=POST:/users:{file}:201");
+        let argv = ["fairpair", "--scenario", &scenario, "--scenario", "gone=POST:/users:/no/such/file"];
+        let args = Wrapper::try_parse_from(argv.iter().chain(&["--users-server", "/no/such/users-server"])).unwrap();
+        let facts = Facts::gather(&args.args, None).unwrap();
+        assert_eq!(facts.bodies[&file], Ok("{}".to_string()));
+        assert!(facts.bodies["/no/such/file"].is_err());
+        assert!(facts.programs.missing.contains(&PathBuf::from("/no/such/users-server")));
+        assert!(!facts.cpus.is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

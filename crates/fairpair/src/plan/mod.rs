@@ -1,0 +1,547 @@
+//! The plan: what `fairpair run` will do, decided entirely before anything starts.
+//!
+//! Subjects, scenarios, connection counts, pinning and phase lengths are resolved from the command line here, bad
+//! input is rejected here (one line, exit 2), and the time estimate printed up front is computed from the plan
+//! alone. Later stages only execute it. The plan reads nothing itself: what it needs to know of the machines is
+//! gathered first (`facts.rs`), so that [`Plan::new`] is a function of the arguments and the facts.
+//!
+//! - `facts.rs` — the CPUs, the tools installed, the servers' programs, body files: gathered before the plan.
+//! - `subjects.rs` and `scenarios.rs` — what is measured, and the cells they make.
+//! - `pinning.rs` — which CPUs the servers and the load generator get.
+//! - `estimate.rs` — how many runs, how long, and what the plan announces.
+
+mod estimate;
+mod facts;
+mod pinning;
+mod scenarios;
+mod subjects;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+pub use estimate::{CALIBRATION_WARMUP_S, Estimate, PerRun, RUN_OVERHEAD_S};
+pub use facts::{Facts, Programs, ServerSide, project_file};
+pub use scenarios::{Cell, POST_BODY, Scenario, ScenarioText, parse_scenario};
+
+use crate::args::RunArgs;
+use crate::host::Host;
+use crate::kinds::{BuiltinScenario, Tool};
+use crate::presets::StudyMethod;
+use crate::schema::{MAX_MAX_USERS, MIN_MAX_USERS, Settings};
+use crate::subject::{Kind, StartOptions, SubjectSpec};
+use crate::usage;
+use pinning::Pinning;
+
+/// What `fairpair run` will do.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The settings as `benchmark.json` records them, built once here from the command line. Preflight revises one of
+    /// them (`post_max_users`, the store of the POST runs); `execute` copies them into the results as they are.
+    pub settings: Settings,
+    pub subjects: Vec<SubjectSpec>,
+    pub scenarios: Vec<Scenario>,
+    pub cells: Vec<Cell>,
+    /// The tool of the open-loop phase: oha when it is installed, else autocannon, else none (the phase is then
+    /// skipped, and not estimated either). Chosen here only.
+    pub open_loop_tool: Option<Tool>,
+    /// The ceiling, as preflight loads it to measure the loader's capacity; `None` when its program is missing.
+    pub capacity_target: Option<SubjectSpec>,
+    /// Seconds of each preflight calibration run (loader capacity, POST rate).
+    pub calibration_s: u64,
+    /// `--level`, when given; otherwise each subject's own default (see [`Plan::level_for`]).
+    pub level: Option<contract::Level>,
+    pub start_timeout_s: u64,
+    pub out: PathBuf,
+    /// Where the subjects run: this machine, or a server host over ssh (`--server-host`).
+    pub server_host: Host,
+    /// Planned things left out, and why.
+    pub skipped: Vec<String>,
+}
+
+/// The phase lengths and repeat counts, with `--quick`'s defaults where the command line left them open.
+struct Lengths {
+    duration_s: u64,
+    warmup_s: u64,
+    repeats: u32,
+}
+
+impl Plan {
+    /// The plan of a run whose subjects run on `server` (a connected server host), or here without one: the facts
+    /// gathered, then the plan built from them.
+    pub fn from_args_on(args: &RunArgs, server: Option<&ServerSide>) -> Result<Plan> {
+        Plan::new(args, &Facts::gather(args, server)?)
+    }
+
+    /// The plan of `args` on machines as `facts` describe them. It reads nothing: every decision in it can be
+    /// tested with made-up facts.
+    pub fn new(args: &RunArgs, facts: &Facts) -> Result<Plan> {
+        let (args, method) = &with_preset(args);
+        let lengths = check_values(args)?;
+        let mut skipped = Vec::new();
+        let pinning = match &facts.server {
+            Some(side) => pinning::two_host_pinning(args, &facts.cpus, &side.cpus)?,
+            None => pinning::pinning(args, &facts.cpus, &mut skipped)?,
+        };
+        let programs = &facts.programs;
+        let server_n = pinning.server_cpus.len() as u32;
+        let preset_subjects = method.map(|m| m.subjects);
+        let subjects = subjects::subjects(args, preset_subjects, programs, &facts.addresses, server_n, &mut skipped)?;
+        let baseline = subjects::baseline(args, &subjects)?;
+        let named = args.scenarios.as_deref();
+        let scenarios =
+            scenarios::scenarios(named, method.map(|m| m.scenarios), &args.custom_scenarios, &facts.bodies)?;
+        let connections = args.connections.clone().unwrap_or_else(|| vec![50, 300]);
+        if connections.is_empty() || connections.iter().any(|&c| c == 0 || c > 10_000) {
+            return Err(usage("--connections: each count must be 1 to 10000"));
+        }
+        let cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
+        if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
+            return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
+        }
+        let open_loop_fractions: Vec<f64> = args.open_loop_rates.iter().copied().filter(|&f| f > 0.0).collect();
+        if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
+            return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
+        }
+        let mut settings = settings(args, lengths, pinning, connections, open_loop_fractions, baseline);
+        settings.tool = args.tool.or(method.map(|m| m.tool)).unwrap_or(Tool::Wrk);
+        settings.argv = facts.argv.clone();
+        Ok(Plan {
+            settings,
+            subjects,
+            scenarios,
+            cells,
+            open_loop_tool: [Tool::Oha, Tool::Autocannon].into_iter().find(|t| facts.installed.contains(t)),
+            capacity_target: subjects::capacity_target(programs, server_n),
+            calibration_s: if args.quick { 1 } else { 3 },
+            level: args.level,
+            start_timeout_s: args.start_timeout,
+            out: args.out.clone(),
+            server_host: facts.server.as_ref().map_or(Host::Local, |s| s.host.clone()),
+            skipped,
+        })
+    }
+
+    /// The plan without the subjects that will not be measured (`measurable[i]` false, as preflight decides): their
+    /// runs are neither announced, nor shown as progress, nor counted in the estimate. Cells left with no subject
+    /// go too.
+    pub fn only_measurable(&self, measurable: &[bool]) -> Plan {
+        let mut new_index = vec![None; self.subjects.len()];
+        let mut subjects = Vec::new();
+        for (i, spec) in self.subjects.iter().enumerate() {
+            if measurable.get(i).copied().unwrap_or(true) {
+                new_index[i] = Some(subjects.len());
+                subjects.push(spec.clone());
+            }
+        }
+        let cells = self
+            .cells
+            .iter()
+            .map(|c| Cell { subjects: c.subjects.iter().filter_map(|&i| new_index[i]).collect(), ..c.clone() })
+            .filter(|c| !c.subjects.is_empty())
+            .collect();
+        Plan { subjects, cells, ..self.clone() }
+    }
+
+    /// The contract level a subject is verified at: `--level` when given, else `full` for our own servers (they
+    /// implement all of it) and `api` for a user's service (a real service implements the API, not our transport
+    /// hardening, and the load only exercises the API).
+    pub fn level_for(&self, spec: &SubjectSpec) -> contract::Level {
+        self.level.unwrap_or(match spec.kind {
+            Kind::Builtin { .. } => contract::Level::Full,
+            Kind::Custom { .. } | Kind::External { .. } => contract::Level::Api,
+        })
+    }
+
+    /// How a subject is started: on the server CPUs when pinning, with this store size.
+    pub fn start_options(&self, max_users: Option<u64>) -> StartOptions<'_> {
+        StartOptions {
+            header_timeout_ms: None,
+            max_users,
+            cpus: self.settings.pinned.then_some(self.settings.server_cpus.as_slice()),
+            timeout: std::time::Duration::from_secs(self.start_timeout_s),
+            host: &self.server_host,
+        }
+    }
+
+    /// How many CPUs the load generator could use, the denominator of its CPU percentage.
+    pub fn loader_cpu_count(&self, tool: &dyn crate::tools::LoadTool) -> f64 {
+        if self.settings.pinned {
+            self.settings.loader_cpus.len() as f64
+        } else if tool.kind() == Tool::Autocannon {
+            1.0 // One Node process: one core is all it can use.
+        } else {
+            f64::from(self.settings.loader_threads)
+        }
+    }
+
+    /// A tool's CPU time over its wall time, as a percentage of the CPUs it could use.
+    pub fn loader_cpu_percent(&self, tool: &dyn crate::tools::LoadTool, cpu_us: f64, wall_s: f64) -> f64 {
+        if wall_s > 0.0 { cpu_us / 1e6 / wall_s / self.loader_cpu_count(tool) * 100.0 } else { 0.0 }
+    }
+
+    /// The built-in `get` scenario, when the plan has it: the open-loop phase runs on it.
+    pub fn open_loop_scenario(&self) -> Option<&Scenario> {
+        self.scenarios.iter().find(|s| s.builtin == Some(BuiltinScenario::Get))
+    }
+
+    /// The GET scenario of the memory phase: the plan's `get`, else its first GET scenario, else the built-in `get`.
+    pub fn memory_scenario(&self) -> Scenario {
+        self.open_loop_scenario()
+            .or_else(|| self.scenarios.iter().find(|s| s.is_get()))
+            .cloned()
+            .unwrap_or_else(|| Scenario::builtin(BuiltinScenario::Get))
+    }
+
+    /// The CPUs a load tool is pinned to, when pinning.
+    pub fn loader_pin(&self) -> Option<&[usize]> {
+        self.settings.pinned.then_some(self.settings.loader_cpus.as_slice())
+    }
+
+    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
+    /// chosen by preflight from the POST rate it measures (the revised plan has it). `benchmark.json` records it as
+    /// `settings.post_max_users`, 0 when there was none to choose.
+    pub fn post_max_users(&self) -> Option<u64> {
+        (self.settings.post_max_users > 0).then_some(self.settings.post_max_users)
+    }
+
+    /// The store size of a run of `scenario` on `spec`: only runs that write, on servers that take `--max-users`.
+    pub fn max_users_for(&self, spec: &SubjectSpec, scenario: &Scenario) -> Option<u64> {
+        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users().unwrap_or(MAX_MAX_USERS))
+    }
+}
+
+/// The command line with a preset's method filled in wherever it left a setting open, and that method (whose
+/// subjects and scenarios the plan takes when the command line names none). Run lengths and memory repeats are left
+/// alone under `--quick`, so that `--preset NAME --quick` is still a quick run of that method.
+fn with_preset(args: &RunArgs) -> (RunArgs, Option<StudyMethod>) {
+    let mut args = args.clone();
+    let method = args.preset.and_then(|p| p.method());
+    if let Some(m) = method {
+        args.tool.get_or_insert(m.tool);
+        args.connections.get_or_insert_with(|| m.connections.to_vec());
+        if !args.quick {
+            args.duration.get_or_insert(m.duration_s);
+            args.memory_repeats.get_or_insert(m.memory_repeats);
+        }
+        // The article's load tool shared the machine with the servers; the user may still pin with --server-cpus.
+        if m.unpinned && args.server_cpus.is_none() && args.loader_cpus.is_none() {
+            args.no_pin = true;
+        }
+    }
+    (args, method)
+}
+
+/// The settings of a plan, from the command line and what the plan resolved (CPUs, connections, rates, baseline).
+/// `post_max_users` is 0 until preflight sizes the store (or `--post-max-users` gives it); the tool and `argv` are
+/// filled in by [`Plan::new`].
+fn settings(
+    args: &RunArgs,
+    lengths: Lengths,
+    pinning: Pinning,
+    connections: Vec<u32>,
+    open_loop_fractions: Vec<f64>,
+    baseline: Option<String>,
+) -> Settings {
+    let q = args.quick;
+    Settings {
+        tool: Tool::Wrk,
+        open_loop_connections: connections.iter().copied().min().unwrap_or(50),
+        connections,
+        duration_s: lengths.duration_s,
+        warmup_s: lengths.warmup_s,
+        repeats: lengths.repeats,
+        quick: q,
+        pinned: pinning.pinned,
+        server_cpus: pinning.server_cpus,
+        loader_cpus: pinning.loader_cpus,
+        loader_threads: pinning.loader_threads,
+        idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
+        idle_threshold_percent: args.idle_threshold,
+        post_max_users: args.post_max_users.unwrap_or(0),
+        open_loop_fractions,
+        open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
+        memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
+        memory_connections: args.memory_connections,
+        memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
+        memory_settle_ms: if q { 300 } else { 1000 },
+        allow_unverified: args.allow_unverified,
+        baseline,
+        preset: args.preset,
+        argv: Vec::new(),
+    }
+}
+
+/// The run lengths, and the values that cannot mean anything refused.
+fn check_values(args: &RunArgs) -> Result<Lengths> {
+    let q = args.quick;
+    let lengths = Lengths {
+        duration_s: args.duration.unwrap_or(if q { 2 } else { 15 }),
+        warmup_s: args.warmup.unwrap_or(if q { 1 } else { 5 }),
+        repeats: args.repeats.unwrap_or(if q { 1 } else { 3 }),
+    };
+    if lengths.duration_s == 0 || lengths.repeats == 0 {
+        return Err(usage("--duration and --repeats must be at least 1"));
+    }
+    // Values that cannot mean anything are refused rather than quietly raised, so that the report never
+    // describes a run the user did not ask for.
+    if args.memory_connections == 0 || args.start_timeout == 0 {
+        return Err(usage("--memory-connections and --start-timeout must be at least 1"));
+    }
+    if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
+        return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
+    }
+    Ok(lengths)
+}
+
+/// A subject's or scenario's own name: letters, digits, '-' or '_', so that it is safe in file names and reports.
+fn check_name(flag: &str, name: &str) -> Result<()> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        return Err(usage(format!("{flag}: name {name:?} must be letters, digits, '-' or '_'")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::kinds::Preset;
+
+    #[derive(clap::Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: RunArgs,
+    }
+
+    /// Made-up facts: a machine with these CPUs, every load tool installed and every program present.
+    pub(crate) fn facts(cpus: &[usize]) -> Facts {
+        Facts {
+            cpus: cpus.to_vec(),
+            server: None,
+            installed: Tool::ALL.to_vec(),
+            programs: Programs {
+                users_server: "users-server".into(),
+                ceiling: "ceiling".into(),
+                go_server: "users-server-go".into(),
+                node_server: "server.js".into(),
+                node: "node".into(),
+                ..Programs::default()
+            },
+            bodies: BTreeMap::new(),
+            addresses: BTreeMap::from([("http://127.0.0.1:8000/".into(), Ok("127.0.0.1:8000".parse().unwrap()))]),
+            argv: vec!["fairpair".into(), "run".into()],
+        }
+    }
+
+    fn args(words: &[&str]) -> RunArgs {
+        use clap::Parser;
+        Wrapper::try_parse_from([&["fairpair"], words].concat()).unwrap().args
+    }
+
+    /// A plan from command-line words on a made-up machine with two CPUs.
+    pub(crate) fn plan(words: &[&str]) -> Result<Plan> {
+        plan_on(&[0, 1], words)
+    }
+
+    /// The same, on a machine whose allowed CPUs are `allowed`.
+    fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
+        Plan::new(&args(words), &facts(allowed))
+    }
+
+    #[test]
+    fn a_subject_that_will_not_be_measured_leaves_the_plan_and_its_estimate() {
+        let p = plan(&["--subjects", "rust,node", "--subject", "mine=python3 mine.py {port}"]).unwrap();
+        let mine = p.subjects.iter().position(|s| s.name == "mine").unwrap();
+        let mut measurable = vec![true; p.subjects.len()];
+        measurable[mine] = false;
+        let q = p.only_measurable(&measurable);
+        let names: Vec<&str> = q.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["rust", "node"]);
+        assert!(q.cells.iter().all(|c| c.subjects.iter().all(|&i| i < q.subjects.len())));
+        // Every cell had all three subjects (POST too: none is GET-only), so a third of the runs go.
+        assert_eq!(q.load_runs() * 3, p.load_runs() * 2);
+        assert_eq!(q.memory_runs() * 3, p.memory_runs() * 2);
+        assert!(q.estimate().load < p.estimate().load && q.estimate().memory < p.estimate().memory);
+        // Nobody measurable: no cell, no run.
+        let none = p.only_measurable(&vec![false; p.subjects.len()]);
+        assert!(none.cells.is_empty() && none.load_runs() == 0 && none.memory_runs() == 0);
+    }
+
+    #[test]
+    fn the_baseline_must_be_a_subject_that_implements_the_api() {
+        let p = plan(&["--subjects", "rust,node,ceiling", "--baseline", "node"]).unwrap();
+        assert_eq!(p.settings.baseline.as_deref(), Some("node"));
+        assert_eq!(plan(&["--subjects", "rust,node"]).unwrap().settings.baseline, None, "the report chooses");
+        for bad in ["ceiling", "nobody"] {
+            let err = plan(&["--subjects", "rust,node,ceiling", "--baseline", bad]).unwrap_err().to_string();
+            assert!(err.contains("--baseline") && err.contains("one of: rust, node"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_running_service_is_a_subject_the_harness_does_not_start() {
+        let p =
+            plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
+        let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
+        assert!(
+            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
+        );
+        assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
+        assert_eq!(p.level_for(svc), contract::Level::Api);
+        assert_eq!(p.memory_runs(), 2, "memory runs for rust only");
+        assert!(p.cells.iter().all(|c| c.subjects.len() == 2), "loaded like the others");
+        // A URL the facts found no address for: their reason is the error.
+        let mut f = facts(&[0, 1]);
+        f.addresses
+            .insert("http://127.0.0.1:8000/users".into(), Err("expected http://HOST:PORT without a path".into()));
+        let err = Plan::new(&args(&["--subject", "svc=http://127.0.0.1:8000/users"]), &f).unwrap_err().to_string();
+        assert!(err.contains("without a path"), "{err}");
+    }
+
+    #[test]
+    fn custom_subjects_are_verified_at_api_and_ours_at_full_unless_a_level_is_given() {
+        use contract::Level::{Api, Full};
+        let words = ["--subjects", "rust", "--subject", "mine=python3 mine.py {port}"];
+        let p = plan(&words).unwrap();
+        let levels: Vec<(&str, contract::Level)> =
+            p.subjects.iter().map(|s| (s.name.as_str(), p.level_for(s))).collect();
+        assert_eq!(levels, [("rust", Full), ("mine", Api)]);
+        let p = plan(&[&words[..], &["--level", "full"]].concat()).unwrap();
+        assert!(p.subjects.iter().all(|s| p.level_for(s) == Full));
+        let p = plan(&[&words[..], &["--level", "api"]].concat()).unwrap();
+        assert!(p.subjects.iter().all(|s| p.level_for(s) == Api));
+    }
+
+    #[test]
+    fn the_default_plan_on_two_pinned_cpus() {
+        let p = plan(&["--server-cpus", "0", "--loader-cpus", "1"]).unwrap();
+        let names: Vec<&str> = p.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["rust", "node", "ceiling"]);
+        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
+        // get × {50, 300} × 3 subjects + post × {50, 300} × 2 subjects, 3 repeats each.
+        assert_eq!(p.cells.len(), 4);
+        assert_eq!(p.load_runs(), (3 + 3 + 2 + 2) * 3);
+        assert_eq!((p.settings.duration_s, p.settings.warmup_s, p.settings.repeats), (15, 5, 3));
+        // The store is sized in preflight, from a measured rate, not in the plan.
+        assert_eq!(p.post_max_users(), None);
+        assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
+    }
+
+    #[test]
+    fn quick_is_short() {
+        let p = plan(&["--quick", "--server-cpus", "0", "--loader-cpus", "1"]).unwrap();
+        assert_eq!(
+            (p.settings.duration_s, p.settings.warmup_s, p.settings.repeats, p.settings.memory_repeats),
+            (2, 1, 1, 1)
+        );
+        assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
+        // Explicit values win over --quick.
+        assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);
+    }
+
+    #[test]
+    fn multi_worker_subjects_get_one_worker_per_server_cpu() {
+        // (allowed CPUs, flags, server CPUs): unpinned, the servers may use every allowed CPU; pinned, their share.
+        let cases: [(&[usize], &[&str], u32); 3] = [
+            (&[0, 1], &["--no-pin"], 2),
+            (&[0, 1, 2, 3, 4, 5], &["--no-pin"], 6),
+            (&[0, 1, 2, 3], &["--server-cpus", "0-2", "--loader-cpus", "3"], 3),
+        ];
+        for (allowed, flags, server_cpus) in cases {
+            let p = plan_on(allowed, flags).unwrap();
+            let case = format!("{flags:?} on CPUs {allowed:?}");
+            let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(multi.workers, Some(server_cpus), "{case}");
+            let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(cluster.workers, Some(server_cpus), "{case}");
+            assert!(cluster.per_worker_store, "{case}");
+        }
+        // One server CPU: left out, and said so.
+        let p = plan_on(&[0], &["--no-pin"]).unwrap();
+        assert!(p.subjects.iter().all(|s| s.name != "rust-multi" && s.name != "node-cluster"));
+        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
+    }
+
+    #[test]
+    fn the_ceiling_is_not_loaded_with_posts() {
+        let p = plan(&["--subjects", "ceiling,rust", "--scenarios", "post", "--server-cpus", "0"]).unwrap();
+        assert!(p.cells.iter().all(|c| c.subjects.iter().all(|&i| p.subjects[i].name == "rust")));
+        assert!(p.skipped.iter().any(|s| s.starts_with("ceiling on post")));
+    }
+
+    #[test]
+    fn a_missing_program_is_named_where_it_was_looked_for() {
+        let mut f = facts(&[0, 1]);
+        f.programs.missing = vec!["users-server".into()];
+        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
+        assert_eq!(e, "the Rust server not found at users-server (cargo build --release -p users-server)");
+        f.programs.host = Some("the server host bench".into());
+        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
+        assert!(e.ends_with("on the server host bench (cargo build --release -p users-server, there)"), "{e}");
+        // Without the ceiling, preflight has nothing to measure the loader against.
+        f.programs.missing = vec!["ceiling".into()];
+        assert!(Plan::new(&args(&["--subjects", "rust"]), &f).unwrap().capacity_target.is_none());
+        let target = plan(&["--subjects", "rust"]).unwrap().capacity_target.unwrap();
+        assert_eq!((target.name.as_str(), target.workers, target.get_only), ("ceiling", Some(1), true));
+    }
+
+    #[test]
+    fn the_open_loop_tool_is_chosen_from_what_is_installed() {
+        let mut f = facts(&[0, 1]);
+        assert_eq!(Plan::new(&args(&[]), &f).unwrap().open_loop_tool, Some(Tool::Oha));
+        f.installed = vec![Tool::Wrk, Tool::Autocannon];
+        assert_eq!(Plan::new(&args(&[]), &f).unwrap().open_loop_tool, Some(Tool::Autocannon));
+        f.installed = vec![Tool::Wrk];
+        assert_eq!(Plan::new(&args(&[]), &f).unwrap().open_loop_tool, None);
+    }
+
+    #[test]
+    fn a_preset_fills_in_what_the_command_line_left_open() {
+        let p = plan(&["--preset", "article"]).unwrap();
+        assert_eq!((p.settings.tool, p.settings.preset), (Tool::Autocannon, Some(Preset::Article)));
+        let names: Vec<&str> = p.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["node", "go", "rust"]);
+        assert_eq!(p.settings.connections, [50, 300]);
+        assert_eq!((p.settings.duration_s, p.settings.memory_repeats, p.settings.pinned), (15, 3, false));
+        let p = plan(&["--preset", "wrk"]).unwrap();
+        let scenarios: Vec<_> = p.scenarios.iter().map(|s| s.builtin).collect();
+        assert_eq!(scenarios, [Some(BuiltinScenario::Hello)]);
+    }
+
+    #[test]
+    fn the_command_line_wins_over_a_preset() {
+        let p = plan(&[
+            "--preset",
+            "article",
+            "--tool",
+            "wrk",
+            "--subjects",
+            "node",
+            "--duration",
+            "5",
+            "--server-cpus",
+            "0",
+        ])
+        .unwrap();
+        assert_eq!(p.settings.tool, Tool::Wrk);
+        assert_eq!(p.subjects.len(), 1);
+        assert_eq!(p.settings.duration_s, 5);
+        assert!(p.settings.pinned, "given CPUs mean pinned");
+        let quick = plan(&["--preset", "wrk", "--quick"]).unwrap();
+        assert_eq!(
+            (quick.settings.duration_s, quick.settings.memory_repeats),
+            (2, 1),
+            "--quick keeps its own short runs"
+        );
+        assert_eq!(quick.settings.connections, [1000]);
+    }
+
+    #[test]
+    fn a_custom_subject_may_not_run_on_a_server_host() {
+        let e = subjects::check_two_host_subjects(&args(&["--subject", "mine=python3 m.py {port}"])).unwrap_err();
+        assert!(e.to_string().contains("runs on this machine only"), "{e}");
+        assert!(subjects::check_two_host_subjects(&args(&["--subject", "svc=http://10.0.0.2:80"])).is_ok());
+    }
+}

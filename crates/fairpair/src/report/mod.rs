@@ -1,0 +1,359 @@
+//! `benchmark.json` → `report.md`, `report.html` and SVG charts.
+//!
+//! Run with `fairpair report results/benchmark.json` (a `fairpair run` ends with it). Layout:
+//!
+//! - this file: reading a results file, and [`document`], which calls the sections in reading order;
+//! - `report/sections/`: the sections, grouped by what they tell (`setup.rs`: how it was measured; `figures.rs`: the
+//!   tables of figures; `verdicts.rs`: ratios and verdicts; `published.rs`: a study's own figures; `notes.rs`: left
+//!   out, diagnoses, flags, skipped);
+//! - `report/ratios.rs`: the baseline, ratios and how far each can be trusted ([`Bound`]);
+//! - `report/charts.rs`: which figures each chart draws (`crate::charts` draws the SVG);
+//! - `report/format.rs`: how a figure is written;
+//! - `report/document.rs`: the document the sections build (headings, paragraphs, notes, lists, tables, charts,
+//!   collapsed code);
+//! - `report/markdown.rs`, `report/html.rs`: one [`Renderer`] per file format, listed in [`RENDERERS`]; a new
+//!   format is a new file there and one more entry in the list.
+//!
+//! The figures are those of the file's summaries (a version 1 file is first upgraded, which may leave out runs that
+//! version still counted: see `schema::upgrade_from_v1`); what the report computes itself are the comparisons between
+//! them: ratios, shares of the ceiling, verdicts against the noise. It is deterministic (same file, same bytes), so it
+//! can be checked against a golden file and regenerated from old results.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+mod charts;
+mod document;
+mod format;
+mod html;
+mod markdown;
+mod ratios;
+mod sections;
+
+pub use document::{Align, Block, Chart, Column, Document, Table};
+pub use ratios::{Bound, baseline, ratio_text};
+
+use crate::schema::{self, Benchmark, ReadError, SCHEMA_VERSION, SubjectKind};
+use crate::usage;
+use format::cells;
+use sections::{figures, notes, setup, verdicts};
+
+/// Reads a `benchmark.json` of this schema version or of version 1 (upgraded: see [`schema::upgrade_from_v1`]),
+/// refusing any other. Any problem with the file is the user's input: a one-line error, exit 2.
+pub fn load(path: &Path) -> Result<Benchmark> {
+    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    let path = path.display();
+    schema::read(&text, crate::summary::summarise).map_err(|e| {
+        usage(match e {
+            ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
+            ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
+            ReadError::Version(v) => {
+                format!("{path}: schema version {v}, this fairpair reads versions 1 and {SCHEMA_VERSION}")
+            }
+            ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
+        })
+    })
+}
+
+/// Turns a [`Document`] into one file format; a new format is one more implementation, listed in [`RENDERERS`].
+pub trait Renderer {
+    /// The file's extension: a report is written as `report.EXT`, a comparison as `compare.EXT`.
+    fn extension(&self) -> &'static str;
+    fn render(&self, doc: &Document) -> String;
+}
+
+/// Every format `write` produces, in the order their paths are returned: Markdown, then HTML.
+pub const RENDERERS: &[&dyn Renderer] = &[&markdown::Markdown, &html::Html];
+
+/// Writes every chart as an SVG file into `dir`, then the report in every format of [`RENDERERS`]; returns the
+/// report files' paths, in that order.
+pub fn write(bench: &Benchmark, dir: &Path) -> Result<Vec<PathBuf>> {
+    write_document(&document(bench), dir, "report")
+}
+
+/// Writes `doc` into `dir` as `STEM.md`, `STEM.html` (one file per renderer) and its charts' SVG files; returns the
+/// document files' paths.
+pub fn write_document(doc: &Document, dir: &Path, stem: &str) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for chart in doc.charts() {
+        std::fs::write(dir.join(&chart.file), &chart.svg).with_context(|| format!("cannot write {}", chart.file))?;
+    }
+    RENDERERS
+        .iter()
+        .map(|renderer| {
+            let path = dir.join(format!("{stem}.{}", renderer.extension()));
+            std::fs::write(&path, renderer.render(doc)).with_context(|| format!("cannot write {}", path.display()))?;
+            Ok(path)
+        })
+        .collect()
+}
+
+/// A document as Markdown, the text `report --compare` prints.
+pub fn markdown(doc: &Document) -> String {
+    markdown::render(doc)
+}
+
+/// What an `--allow-unverified` subject is called in every table and chart.
+pub fn unverified_label(name: &str) -> String {
+    format!("{name} (UNVERIFIED)")
+}
+
+/// The benchmark with every unverified subject renamed to [`unverified_label`]: the report and the console summary
+/// are drawn from this copy, so that no table row, chart label or verdict line can leave the mark out (each
+/// section would otherwise have to remember it). `benchmark.json` keeps the plain names.
+pub fn marked(b: &Benchmark) -> Benchmark {
+    let mut b = b.clone();
+    let unverified: Vec<String> =
+        b.subjects.iter().filter(|s| s.verification.measured_unverified).map(|s| s.name.clone()).collect();
+    let mark = |name: &mut String| {
+        if unverified.contains(name) {
+            *name = unverified_label(name);
+        }
+    };
+    b.subjects.iter_mut().for_each(|s| mark(&mut s.name));
+    if let Some(base) = b.settings.baseline.as_mut() {
+        mark(base);
+    }
+    b.runs.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.open_loop.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.memory.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.summaries.iter_mut().for_each(|s| mark(&mut s.subject));
+    b.memory_summaries.iter_mut().for_each(|s| mark(&mut s.subject));
+    for f in b.flags.iter_mut() {
+        // Flag messages open with the subject's name ("beta get at 8 connections: …").
+        if unverified.contains(&f.subject) && f.message.starts_with(&format!("{} ", f.subject)) {
+            f.message = format!("{}{}", unverified_label(&f.subject), &f.message[f.subject.len()..]);
+        }
+        mark(&mut f.subject);
+    }
+    b
+}
+
+/// Whether `name` is a running service fairpair did not start (`--subject NAME=http://…`).
+pub(crate) fn is_external(b: &Benchmark, name: &str) -> bool {
+    b.subjects.iter().any(|s| s.name == name && s.kind == SubjectKind::External)
+}
+
+/// The report's Markdown and the charts it links (file name, SVG text). `write` also writes `report.html` and the
+/// charts only it shows.
+pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
+    let doc = document(b);
+    let charts = doc.charts().filter(|c| c.in_markdown).map(|c| (c.file.clone(), c.svg.clone())).collect();
+    (markdown::render(&doc), charts)
+}
+
+/// The report as a [`Document`]: one section after another, each renderer's input.
+pub fn document(b: &Benchmark) -> Document {
+    let b = &marked(b);
+    let mut doc = Document::default();
+    let subjects: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
+    let cells = cells(&b.summaries);
+    setup::header(&mut doc, b);
+    setup::environment(&mut doc, b);
+    setup::two_hosts(&mut doc, b);
+    setup::method(&mut doc, b);
+    setup::preflight_section(&mut doc, b);
+    setup::subjects_section(&mut doc, b);
+    setup::commands(&mut doc, b);
+    if !cells.is_empty() {
+        figures::throughput(&mut doc, b, &cells, &subjects);
+        doc.chart("throughput.svg".into(), "throughput".into(), charts::throughput_chart(b, &cells, &subjects), true);
+        figures::latency(&mut doc, b, &cells, &subjects);
+        for (scenario, conns) in &cells {
+            let svg = charts::latency_chart(b, scenario, *conns, &subjects);
+            doc.chart(format!("latency-{scenario}-{conns}.svg"), format!("latency {scenario} {conns}"), svg, true);
+            // The whole tail at a glance; not linked from report.md, whose layout the golden test fixes.
+            let svg = charts::spectrum_chart(b, scenario, *conns, &subjects);
+            let (file, alt) = (format!("spectrum-{scenario}-{conns}.svg"), format!("percentiles {scenario} {conns}"));
+            doc.chart(file, alt, svg, false);
+        }
+        figures::cpu(&mut doc, b, &cells, &subjects);
+    }
+    figures::open_loop(&mut doc, b);
+    if figures::memory(&mut doc, b) {
+        doc.chart("memory.svg".into(), "memory".into(), charts::memory_chart(&b.memory_summaries), true);
+    }
+    verdicts::ratios(&mut doc, b, &cells);
+    sections::published::published(&mut doc, b);
+    notes::left_out(&mut doc, b);
+    notes::diagnoses(&mut doc, b);
+    notes::flags_and_skipped(&mut doc, b);
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::ratios::{percent_text, ratio};
+    use crate::schema::{CapacityBasis, VerificationStatus, upgrade_from_v1};
+
+    /// The golden run (ceiling, alpha, beta on `get` at 8 connections), read as a version 1 file.
+    fn golden() -> Benchmark {
+        let text = include_str!("../../tests/fixtures/golden/benchmark.json");
+        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::summary::summarise)
+    }
+
+    /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s.
+    fn with_capacity(capacity: f64) -> Benchmark {
+        let mut b = golden();
+        // The golden subjects were measured unverified; plain names keep these assertions about bounds readable.
+        b.subjects.iter_mut().for_each(|s| s.verification.measured_unverified = false);
+        b.preflight = Some(crate::schema::Preflight {
+            loader_capacity: vec![crate::schema::LoaderCapacity {
+                scenario: "get".into(),
+                connections: 8,
+                target: "ceiling".into(),
+                command: "wrk".into(),
+                loader_capacity_rps: capacity,
+                measured_rps: capacity,
+                loader_cpu_percent: 99.0,
+                basis: CapacityBasis::Saturated,
+                machine_idle: true,
+            }],
+            loader_limited_share_percent: crate::summary::LOADER_LIMITED_SHARE_PERCENT,
+            ..Default::default()
+        });
+        crate::summary::apply_capacity(&mut b.summaries, b.preflight.as_ref());
+        b
+    }
+
+    #[test]
+    fn a_loader_limited_subject_gets_bounds_never_a_plain_ratio() {
+        // alpha 8,816, beta 7,772 req/s: with a capacity of 10,000, alpha (88 %) is limited and beta (78 %) not.
+        let b = with_capacity(10_000.0);
+        let limited: Vec<(&str, bool)> = b.summaries.iter().map(|s| (s.subject.as_str(), s.loader_limited)).collect();
+        assert_eq!(limited, [("ceiling", true), ("alpha", true), ("beta", false)]);
+        let (md, _) = render(&b);
+        assert!(md.contains("| beta / alpha |") && md.contains("| ≤ 0.88× |"), "the ratio column is a bound:\n{md}");
+        assert!(!md.contains("| 0.88× |"));
+        assert!(md.contains("**88 % of loader: loader-limited**"), "{md}");
+        assert!(md.contains("· 78 % of loader |"), "{md}");
+        assert!(
+            md.contains("alpha/beta ≥ 1.13×, a bound, not a measured ratio (alpha at 88 % of the loader's capacity)")
+        );
+        assert!(md.contains("get, 8 connections, **CPU per request (the headline: alpha is loader-limited)**"));
+        // Both the ceiling and alpha are limited: that comparison says so instead of giving a share.
+        assert!(md.contains("alpha measured 92 % (both loader-limited"), "{md}");
+        assert!(md.contains("beta reaches at most 81 % (the ceiling is loader-limited)"), "{md}");
+
+        // Ample capacity: plain ratios, and the share still shown.
+        let (md, _) = render(&with_capacity(100_000.0));
+        assert!(md.contains("| 0.88× |") && md.contains("· 9 % of loader"), "{md}");
+        assert!(!md.contains("| ≥") && !md.contains("a bound, not") && !md.contains("(the headline"), "{md}");
+    }
+
+    #[test]
+    fn a_run_with_unexpected_statuses_is_left_out_of_every_rate() {
+        let text = include_str!("../../tests/fixtures/golden/benchmark.json");
+        let mut b: Benchmark = serde_json::from_str(text).unwrap();
+        let run = b.runs.iter_mut().find(|r| r.subject == "alpha").unwrap();
+        run.non_2xx = 500;
+        run.requests_per_sec = 1e9; // Whatever it measured must not reach a table.
+        let b = upgrade_from_v1(b, crate::summary::summarise);
+        let alpha = b.summaries.iter().find(|s| s.subject == "alpha").unwrap();
+        assert_eq!((alpha.requests_per_sec.n, alpha.left_out_runs), (2, 1));
+        assert!(alpha.requests_per_sec.max < 1e6);
+        let (md, _) = render(&b);
+        assert!(!md.contains("1,000,000,000 ["), "no table counts the run: {md}");
+        assert!(md.contains("## Left out") && md.contains("1,000,000,000 req/s as measured"), "{md}");
+        assert!(md.contains("500 responses with an error status (a version 1 file"), "{md}");
+    }
+
+    #[test]
+    fn an_unverified_subject_is_marked_in_every_table_row_and_chart_label() {
+        let mut b = golden();
+        // alpha verified, beta measured with --allow-unverified.
+        let alpha = b.subjects.iter_mut().find(|s| s.name == "alpha").unwrap();
+        alpha.verification.status = VerificationStatus::Passed;
+        alpha.verification.measured_unverified = false;
+        let beta = b.subjects.iter_mut().find(|s| s.name == "beta").unwrap();
+        beta.verification.status = VerificationStatus::Failed;
+        beta.verification.measured_unverified = true;
+        let (md, charts) = render(&b);
+        // Every table row naming beta carries the mark; count them so that a vacuous pass shows.
+        let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|') && l.contains("beta")).collect();
+        assert!(rows.len() >= 4, "{md}");
+        for row in &rows {
+            assert!(row.contains("beta (UNVERIFIED)"), "row without the mark: {row}");
+        }
+        // Verdict and flag lines (the recorded command line names the subjects as they were given).
+        let verdicts: Vec<&str> =
+            md.lines().filter(|l| l.starts_with("- ") && !l.starts_with("- Command") && l.contains("beta")).collect();
+        assert!(!verdicts.is_empty() && verdicts.iter().all(|l| l.contains("beta (UNVERIFIED)")), "{md}");
+        let svgs: Vec<&String> = charts.iter().map(|(_, svg)| svg).filter(|svg| svg.contains("beta")).collect();
+        assert!(svgs.len() >= 2, "the throughput and latency charts show beta");
+        for svg in svgs {
+            assert!(!svg.replace("beta (UNVERIFIED)", "").contains("beta"), "a chart label without the mark");
+        }
+        // The verified subjects are not marked, and the results keep the plain name.
+        assert!(!md.contains("alpha (UNVERIFIED)"));
+        assert!(b.summaries.iter().any(|s| s.subject == "beta"));
+    }
+
+    #[test]
+    fn ratios_are_against_the_baseline_and_never_a_zero() {
+        assert_eq!(ratio_text(2.104), "2.10");
+        assert_eq!(ratio_text(0.4789), "0.48");
+        assert_eq!(ratio_text(0.0096), "0.0096");
+        assert_eq!(ratio_text(0.00012), "0.00012");
+        assert_eq!(ratio_text(0.0), "—");
+        assert_eq!(percent_text(85.4), "85");
+        assert_eq!(percent_text(4.02), "4.0");
+        assert_eq!(percent_text(0.96), "0.96");
+        assert_eq!(ratio(386.0, 0.0), None);
+        assert_eq!(ratio(0.0, 40_000.0), None, "no figure is no ratio");
+
+        // beta slowed to 38 requests/s: its ratio to alpha and its share of the ceiling keep their digits.
+        let mut b = golden();
+        for s in b.subjects.iter_mut().filter(|s| !s.get_only) {
+            s.verification.status = VerificationStatus::Passed;
+            s.verification.measured_unverified = false;
+        }
+        for s in b.summaries.iter_mut().filter(|s| s.subject == "beta") {
+            s.requests_per_sec.median = 38.0;
+        }
+        assert_eq!(baseline(&b), Some("alpha"), "no built-in subject implements the API: the first that does");
+        let (md, _) = render(&b);
+        assert!(md.contains("| beta / alpha |"), "{md}");
+        assert!(md.contains("| 0.0043× |"), "{md}");
+        assert!(md.contains("beta reaches 0.39 % of the ceiling baseline"), "{md}");
+        assert!(!md.contains("0.00×") && !md.contains(" 0 % of"), "{md}");
+
+        // --baseline beta: the column turns round.
+        b.settings.baseline = Some("beta".into());
+        let (md, _) = render(&b);
+        assert!(md.contains("| alpha / beta |") && md.contains("Ratios are against beta"), "{md}");
+    }
+
+    #[test]
+    fn a_pipe_in_a_custom_command_stays_inside_its_cell() {
+        // `--subject 'x=sh -c "a | b"'`: the Subjects row keeps its three cells.
+        let mut b = golden();
+        b.subjects[1].command = r#"sh -c "a | b""#.into();
+        let (md, _) = render(&b);
+        let row = md.lines().find(|l| l.contains("sh -c")).unwrap();
+        assert!(row.contains(r#"`sh -c "a \| b"`"#), "{row}");
+        assert_eq!(row.replace("\\|", "").matches('|').count(), 4, "{row}");
+    }
+
+    #[test]
+    fn write_gives_every_format_and_every_chart_and_markdown_links_only_its_own() {
+        let b = golden();
+        let dir = std::env::temp_dir().join(format!("fairpair-report-write-{}", std::process::id()));
+        let reports = write(&b, &dir).unwrap();
+        assert_eq!(reports, [dir.join("report.md"), dir.join("report.html")]);
+        let mut files: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        files.sort();
+        let want =
+            ["latency-get-8.svg", "memory.svg", "report.html", "report.md", "spectrum-get-8.svg", "throughput.svg"];
+        assert_eq!(files, want);
+        // render() (the golden test's view) is report.md and the charts it links: no spectrum.
+        let (md, charts) = render(&b);
+        assert!(!md.contains("spectrum") && charts.iter().all(|(name, _)| !name.starts_with("spectrum")));
+        let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+        assert!(html.contains("Latency by percentile, get at 8 connections"), "the spectrum is in the page");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

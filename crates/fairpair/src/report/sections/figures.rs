@@ -1,0 +1,212 @@
+//! The figures, one table per kind: throughput, closed-loop latency, CPU and machine, open-loop latency, memory and
+//! start-up.
+
+use crate::report::document::{Align, Block, Document, Table};
+use crate::report::format::{cv, mib, ms, not_reported};
+use crate::report::ratios::{Bound, baseline, ratio};
+use crate::report::{charts::latency_points, is_external};
+use crate::schema::{Benchmark, SubjectKind};
+use crate::text::thousands;
+
+pub(crate) fn throughput(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    let measured = b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty());
+    let share = if measured { ", then the share of the loader's capacity (see *Preflight*)" } else { "" };
+    let base = baseline(b);
+    let against = base.map_or(String::new(), |n| format!(" Ratios are against {n} (`--baseline`)."));
+    doc.heading(2, "Throughput (requests/s)");
+    doc.paragraph(format!(
+        "Median [min–max], CV in parentheses{share}. Only runs whose every response had the expected status count \
+         (see *Left out*).{against}"
+    ));
+    let others: Vec<&str> =
+        b.subjects.iter().filter(|s| !s.get_only && Some(s.name.as_str()) != base).map(|s| s.name.as_str()).collect();
+    let base = base.unwrap_or_default();
+    let ratio_titles: Vec<String> = others.iter().map(|other| format!("{other} / {base}")).collect();
+    let mut columns = vec![("scenario", Align::Left), ("connections", Align::Right)];
+    columns.extend(subjects.iter().map(|n| (*n, Align::Right)));
+    columns.extend(ratio_titles.iter().map(|n| (n.as_str(), Align::Right)));
+    let mut t = Table::new(&columns);
+    for (scenario, conns) in cells {
+        let mut row = vec![scenario.clone(), conns.to_string()];
+        row.extend(subjects.iter().map(|name| throughput_cell(b, name, scenario, *conns)));
+        for other in &others {
+            let (a, c) = (b.summary(other, scenario, *conns), b.summary(base, scenario, *conns));
+            row.push(match (a, c) {
+                (Some(a), Some(c)) => ratio(a.requests_per_sec.median, c.requests_per_sec.median)
+                    .map_or("—".into(), |r| Bound::of(a, c, true).format(r)),
+                _ => "—".into(),
+            });
+        }
+        t.row(row);
+    }
+    doc.push(Block::Table(t));
+}
+
+pub(crate) fn throughput_cell(b: &Benchmark, name: &str, scenario: &str, conns: u32) -> String {
+    let Some(s) = b.summary(name, scenario, conns) else {
+        let left = b.runs.iter().any(|r| r.subject == name && r.scenario == scenario && r.connections == conns);
+        return if left { "left out (see *Left out*)".into() } else { "—".into() };
+    };
+    let r = &s.requests_per_sec;
+    let figure = if r.n > 1 {
+        format!("{} [{}–{}]{}", thousands(r.median), thousands(r.min), thousands(r.max), cv(r))
+    } else {
+        thousands(r.median)
+    };
+    match s.loader_capacity_share_percent {
+        Some(share) if s.loader_limited => format!("{figure} · **{share:.0} % of loader: loader-limited**"),
+        Some(share) => format!("{figure} · {share:.0} % of loader"),
+        None => figure,
+    }
+}
+
+pub(crate) fn latency(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    use Align::{Left, Right};
+    doc.heading(2, "Latency under closed-loop load (ms)");
+    doc.paragraph(
+        "Medians over runs. A closed loop waits for each answer, so these are latencies at saturation, not at a given \
+         rate (see the open-loop section).",
+    );
+    let mut t = Table::new(&[
+        ("scenario", Left),
+        ("connections", Right),
+        ("subject", Left),
+        ("p50", Right),
+        ("p90", Right),
+        ("p99", Right),
+        ("p99.9", Right),
+        ("max", Right),
+    ]);
+    for (scenario, conns) in cells {
+        for name in subjects {
+            if let Some(s) = b.summary(name, scenario, *conns) {
+                let mut row = vec![scenario.clone(), conns.to_string(), name.to_string()];
+                row.extend(latency_points(s).map(|(_, p)| p.map_or_else(not_reported, |p| ms(p.median))));
+                t.row(row);
+            }
+        }
+    }
+    doc.push(Block::Table(t));
+    if b.summaries.iter().any(|s| s.p99_9_ms.is_none()) {
+        doc.paragraph(format!(
+            "n/r: not reported by the load tool (`{}` gives no p99.9: ab's percentiles go in steps of 1 %, \
+             bombardier's stop at p99).",
+            b.settings.tool
+        ));
+    }
+}
+
+pub(crate) fn cpu(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    use Align::{Left, Right};
+    doc.heading(2, "CPU and machine");
+    doc.paragraph(format!(
+        "Server CPU time per request (all its processes, from `/proc`); the load generator's CPU use as a share of \
+         the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the \
+         most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening \
+         socket got (`ss`, capped by `net.core.somaxconn`).",
+        crate::summary::LOADER_BOUND_PERCENT
+    ));
+    let mut t = Table::new(&[
+        ("scenario", Left),
+        ("connections", Right),
+        ("subject", Left),
+        ("server CPU µs/request", Right),
+        ("loader CPU %", Right),
+        ("steal %", Right),
+        ("listen backlog", Right),
+    ]);
+    for (scenario, conns) in cells {
+        for name in subjects {
+            if let Some(s) = b.summary(name, scenario, *conns) {
+                let cpu = match &s.server_cpu_us_per_request {
+                    Some(c) => format!("{:.1} [{:.1}–{:.1}]", c.median, c.min, c.max),
+                    None if is_external(b, name) => "not measured (a running service)".into(),
+                    None => "—".into(),
+                };
+                let steal = s.steal_percent_max.map_or("—".into(), |v| format!("{v:.1}"));
+                let backlog = s.listen_backlog.map_or("—".into(), |v| v.to_string());
+                let loader = format!("{:.0}", s.loader_cpu_percent.median);
+                t.row(vec![scenario.clone(), conns.to_string(), name.to_string(), cpu, loader, steal, backlog]);
+            }
+        }
+    }
+    doc.push(Block::Table(t));
+}
+
+pub(crate) fn open_loop(doc: &mut Document, b: &Benchmark) {
+    use Align::{Left, Right};
+    doc.heading(2, "Open-loop latency at fixed rates (ms)");
+    if b.open_loop.is_empty() {
+        doc.paragraph("Not measured (see *Skipped*).");
+        return;
+    }
+    let mut t = Table::new(&[
+        ("subject", Left),
+        ("asked req/s", Right),
+        ("achieved req/s", Right),
+        ("tool", Left),
+        ("corrected for coordinated omission", Left),
+        ("p50", Right),
+        ("p90", Right),
+        ("p99", Right),
+        ("p99.9", Right),
+        ("max", Right),
+    ]);
+    for r in &b.open_loop {
+        let l = &r.latency;
+        t.row(vec![
+            r.subject.clone(),
+            thousands(r.asked_rps),
+            thousands(r.achieved_rps),
+            r.tool.to_string(),
+            if r.latency_corrected { "yes" } else { "no" }.into(),
+            ms(l.p50_ms),
+            ms(l.p90_ms),
+            ms(l.p99_ms),
+            l.p99_9_ms.map_or_else(not_reported, ms),
+            ms(l.max_ms),
+        ]);
+    }
+    doc.push(Block::Table(t));
+}
+
+/// The memory table; returns whether there was anything to chart.
+pub(crate) fn memory(doc: &mut Document, b: &Benchmark) -> bool {
+    use Align::{Left, Right};
+    doc.heading(2, "Memory and start-up");
+    if b.memory_summaries.is_empty() {
+        doc.paragraph("Not measured.");
+        return false;
+    }
+    doc.paragraph("MiB, median [min–max] over fresh processes, summed over each subject's processes.");
+    let mut t = Table::new(&[
+        ("subject", Left),
+        ("processes", Right),
+        ("idle RSS", Right),
+        ("idle PSS", Right),
+        ("after-load RSS", Right),
+        ("after-load PSS", Right),
+        ("peak RSS", Right),
+        ("start-up to first 200 (ms)", Right),
+    ]);
+    for sub in b.subjects.iter().filter(|s| s.kind == SubjectKind::External) {
+        let mut row = vec![sub.name.clone(), "not measured (a running service fairpair did not start)".into()];
+        row.extend(std::iter::repeat_n(String::new(), 5));
+        row.push("not measured".into());
+        t.row(row);
+    }
+    for m in &b.memory_summaries {
+        t.row(vec![
+            m.subject.clone(),
+            m.processes.to_string(),
+            mib(&m.idle_rss_kib),
+            mib(&m.idle_pss_kib),
+            mib(&m.after_rss_kib),
+            mib(&m.after_pss_kib),
+            mib(&m.after_hwm_kib),
+            format!("{:.0} [{:.0}–{:.0}]", m.startup_ms.median, m.startup_ms.min, m.startup_ms.max),
+        ]);
+    }
+    doc.push(Block::Table(t));
+    true
+}

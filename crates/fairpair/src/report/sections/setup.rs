@@ -1,0 +1,318 @@
+//! The sections that say how the figures were measured, before any figure: the title and its warnings, the
+//! environment (and a two-host run's server host and network path), the method, preflight, the subjects and the exact
+//! commands.
+
+use crate::report::document::{Align, Block, Document, Table};
+use crate::report::format::cpu_list;
+use crate::schema::{Benchmark, CapacityBasis, VerificationStatus};
+use crate::text::thousands;
+
+pub(crate) fn header(doc: &mut Document, b: &Benchmark) {
+    doc.heading(1, "fairpair report");
+    if !b.complete {
+        doc.push(Block::Note(
+            "**INCOMPLETE**: the run stopped before it finished (interrupted or killed); only the runs recorded up to \
+             then are below."
+                .into(),
+        ));
+    }
+    doc.paragraph(format!(
+        "Measured {} by {} on `{}` (schema {}). Every figure below is a median over repeated runs, each on a \
+         freshly started server; the raw runs, with each tool's exact command and output, are in `benchmark.json`.",
+        b.environment.date, b.generator, b.environment.hostname, b.schema_version
+    ));
+    if let Some(t) = &b.two_hosts {
+        doc.push(Block::Note(format!(
+            "**A two-host run**: the load generator ran on `{}` ({}), the subjects on the server host `{}` ({}, \
+             reached as `{}` over ssh). The server side's CPU time, memory and start-up were read from that host's \
+             `/proc`. See *Server host and network path*.",
+            b.environment.hostname, t.loader_address, t.server_environment.hostname, t.server_address, t.server_host
+        )));
+        if t.same_kernel {
+            doc.push(Block::Note(
+                "Both hosts ran on **one kernel** (the same boot id): namespaces or containers of one machine, which \
+                 share its CPUs, caches and memory bandwidth. This run shows the two-host mechanics; its figures are \
+                 not those of two machines."
+                    .into(),
+            ));
+        }
+    }
+    if b.settings.quick {
+        doc.push(Block::Note(
+            "**A `--quick` smoke run**: one short run per cell, so there is no measure of noise. Check the pipeline \
+             with it; do not quote its figures."
+                .into(),
+        ));
+    }
+}
+
+pub(crate) fn environment(doc: &mut Document, b: &Benchmark) {
+    doc.heading(2, "Environment");
+    if b.two_hosts.is_some() {
+        doc.paragraph("The load generator's host (the server host is described in the next section).");
+    }
+    environment_table(doc, &b.environment, b.schema_version);
+}
+
+/// The table of one host's machine and software.
+pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environment, schema_version: u32) {
+    let mut t = Table::new(&[("", Align::Left), ("", Align::Left)]);
+    let mut row = |k: &str, v: String| t.row(vec![k.to_string(), v]);
+    row("CPU", format!("{} × {} online (allowed: {})", e.cpu_model, e.cpus_online, cpu_list(&e.cpus_allowed)));
+    row("memory", format!("{:.1} GiB", e.memory_total_kib as f64 / 1024.0 / 1024.0));
+    row("OS, kernel", format!("{}, Linux {}", e.os, e.kernel));
+    row("rustc", e.rustc.clone());
+    row("node", e.node.clone());
+    for (tool, version) in &e.tools {
+        row(tool, version.clone());
+    }
+    row("git", format!("`{}`{}", e.git_commit, if e.git_dirty { " (uncommitted changes)" } else { "" }));
+    if schema_version >= 2 {
+        let somaxconn = e.somaxconn.map_or("unreadable".to_string(), |v| v.to_string());
+        row("`net.core.somaxconn`", format!("{somaxconn} (the most any listen backlog gets)"));
+        let governor = e.cpu_governor.as_deref().unwrap_or("not exposed by the kernel (common in virtual machines)");
+        row("CPU frequency governor", governor.to_string());
+    }
+    doc.push(Block::Table(t));
+}
+
+/// The server host of a two-host run and the path to it; nothing on one machine.
+pub(crate) fn two_hosts(doc: &mut Document, b: &Benchmark) {
+    let Some(t) = &b.two_hosts else { return };
+    doc.heading(2, "Server host and network path");
+    doc.paragraph(format!(
+        "The subjects ran on `{}` (`{}`, started from `{}`); this is its machine and software:",
+        t.server_environment.hostname, t.server_host, t.server_dir
+    ));
+    environment_table(doc, &t.server_environment, b.schema_version);
+    let mut table = Table::new(&[("network path", Align::Left), ("", Align::Left)]);
+    table.row(vec!["addresses".into(), format!("loader {} → server {}", t.loader_address, t.server_address)]);
+    let rtt = t.rtt_ms.as_ref().map_or("not measured".to_string(), |r| {
+        format!(
+            "median {:.3} ms, {:.3}–{:.3} over {} TCP handshakes with the server host, before the runs",
+            r.median, r.min, r.max, r.n
+        )
+    });
+    table.row(vec!["round trip".into(), rtt]);
+    table.row(vec!["loader's interface".into(), format!("`{}`", t.interface.as_deref().unwrap_or("not found"))]);
+    if let Some(n) = &t.interface_bytes {
+        let bytes = format!("{} received, {} sent", thousands(n.rx_bytes as f64), thousands(n.tx_bytes as f64));
+        table.row(vec!["bytes through it, whole run".into(), bytes]);
+    }
+    let runs: Vec<String> = b
+        .runs
+        .iter()
+        .filter_map(|r| {
+            let n = r.network?;
+            Some(format!(
+                "{} {} c={}: {} B received for {} responses",
+                r.subject,
+                r.scenario,
+                r.connections,
+                thousands(n.rx_bytes as f64),
+                thousands(r.requests as f64)
+            ))
+        })
+        .collect();
+    if !runs.is_empty() {
+        table.row(vec!["each measured run".into(), runs.join("; ")]);
+    }
+    if let Some(worst) = b.runs.iter().filter_map(|r| r.server_host_other_cpu_percent).reduce(f64::max) {
+        table.row(vec![
+            "other processes on the server host".into(),
+            format!(
+                "up to {worst:.0} % of its CPUs during a measured run (its own `/proc/stat`; the *busy machine* flags \
+                 are the loader host's)"
+            ),
+        ]);
+    }
+    doc.push(Block::Table(table));
+}
+
+pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
+    let (e, s) = (&b.environment, &b.settings);
+    doc.heading(2, "Method");
+    let mut items = vec![format!(
+        "Closed loop: `{}` ({}) with {} thread(s); {} s warm-up (discarded, a separate run of the tool), then {} s \
+         measured; {} repeat(s) per cell; a fresh server process for every run; subjects alternated run by run.",
+        s.tool,
+        e.tools.get(s.tool.name()).map_or("version unknown", String::as_str),
+        s.loader_threads,
+        s.warmup_s,
+        s.duration_s,
+        s.repeats
+    )];
+    items.push(if let (true, Some(t)) = (s.pinned, &b.two_hosts) {
+        format!(
+            "Pinning (`taskset`), on each host: servers on CPU {} of the server host `{}`, load generator on CPU {} \
+             of `{}`.",
+            cpu_list(&s.server_cpus),
+            t.server_environment.hostname,
+            cpu_list(&s.loader_cpus),
+            e.hostname
+        )
+    } else if s.pinned {
+        format!(
+            "Pinning (`taskset`): servers on CPU {}, load generator on CPU {}.",
+            cpu_list(&s.server_cpus),
+            cpu_list(&s.loader_cpus)
+        )
+    } else {
+        "Not pinned: servers and load generator shared the CPUs (the article's method).".into()
+    });
+    items.push(format!(
+        "Before each run the harness waited up to {} s for other processes to use under {} % of the machine, and \
+         recorded what they used during the run.",
+        s.idle_wait_max_s, s.idle_threshold_percent
+    ));
+    match b.preflight.as_ref().and_then(|p| p.store.as_ref()) {
+        Some(store) => items.push(format!(
+            "POST runs: every server started with {} (see *Preflight*).",
+            crate::summary::store_sentence(store)
+        )),
+        None if b.schema_version == 1 => items.push(format!(
+            "POST runs: every server started with `--max-users {}`, sized from a fixed guess of the POST rate \
+             (schema 1; later versions measure it).",
+            s.post_max_users
+        )),
+        None => {}
+    }
+    items.push(format!(
+        "Memory: separate runs ({} per subject): RSS, peak RSS (VmHWM) and PSS summed over all the subject's \
+         processes, {} ms after the first 200, and right after {} s of GET at {} connections.",
+        s.memory_repeats, s.memory_settle_ms, s.memory_duration_s, s.memory_connections
+    ));
+    // Quoted as a shell would need it, so that the line can be pasted back (`--subject mine='python3 mine.py {port}'`).
+    items.push(format!("Command: `{}`", crate::tools::shell_words(&s.argv)));
+    doc.list(items);
+}
+
+/// What preflight measured: the loader's capacity, the POST rates and the store size chosen from them.
+pub(crate) fn preflight_section(doc: &mut Document, b: &Benchmark) {
+    doc.heading(2, "Preflight");
+    let Some(p) = &b.preflight else {
+        doc.paragraph(format!(
+            "Not recorded (a schema {} file): the loader's capacity was not measured, so no figure is marked \
+             loader-limited; the loader-bound flag (≥ {:.0} % loader CPU) is the only sign of a loader limit.",
+            b.schema_version,
+            crate::summary::LOADER_BOUND_PERCENT
+        ));
+        return;
+    };
+    if p.loader_capacity.is_empty() {
+        // The trailing newline is an extra blank line in report.md, as it has always had here: kept so that the
+        // same benchmark.json still gives the same bytes.
+        doc.paragraph("Loader capacity: not measured (see *Skipped*).\n");
+    } else {
+        doc.paragraph(format!(
+            "Loader capacity: what `{}` generates on the loader CPUs against the ceiling (as many workers as server \
+             CPUs). A subject above **{:.0} %** of it is *loader-limited*: its ratios are printed as bounds (`≥`, \
+             `≤`), and CPU per request is the headline of its comparisons.",
+            b.settings.tool, p.loader_limited_share_percent
+        ));
+        doc.push(Block::Table(loader_capacity_table(p)));
+    }
+    for c in &p.post_calibration {
+        let mut bytes = c.bytes_per_user.map_or(String::new(), |v| format!(", {v:.0} bytes of RSS per stored user"));
+        if !c.machine_idle {
+            bytes.push_str(" (**the machine was busy**: a run faster than this gets a larger store on its rerun)");
+        }
+        // One list per rate, each item a paragraph of its own (a blank line between them in Markdown).
+        doc.list(vec![format!(
+            "{} rate of {}: {} requests/s at {} connections over {:.1} s{bytes}.",
+            c.scenario,
+            c.subject,
+            thousands(c.requests_per_sec),
+            c.connections,
+            c.duration_s
+        )]);
+    }
+    if let Some(store) = &p.store {
+        doc.paragraph(format!("Store: {}.", crate::summary::store_sentence(store)));
+    }
+    doc.paragraph(format!("Preflight took {:.0} s, verification included.", p.duration_s));
+}
+
+pub(crate) fn loader_capacity_table(p: &crate::schema::Preflight) -> Table {
+    use Align::{Left, Right};
+    let mut t = Table::new(&[
+        ("scenario", Left),
+        ("connections", Right),
+        ("loader capacity req/s", Right),
+        ("measured req/s", Right),
+        ("loader CPU %", Right),
+        ("basis", Left),
+        ("machine idle", Left),
+    ]);
+    for c in &p.loader_capacity {
+        let basis = match c.basis {
+            CapacityBasis::Saturated => "loader saturated",
+            CapacityBasis::Extrapolated => "target was the limit: scaled to a fully busy loader",
+        };
+        t.row(vec![
+            c.scenario.clone(),
+            c.connections.to_string(),
+            thousands(c.loader_capacity_rps),
+            thousands(c.measured_rps),
+            format!("{:.0}", c.loader_cpu_percent),
+            basis.into(),
+            if c.machine_idle { "yes" } else { "**no**" }.into(),
+        ]);
+    }
+    t
+}
+
+pub(crate) fn subjects_section(doc: &mut Document, b: &Benchmark) {
+    doc.heading(2, "Subjects");
+    let mut t = Table::new(&[("subject", Align::Left), ("command", Align::Left), ("contract", Align::Left)]);
+    for sub in &b.subjects {
+        let v = &sub.verification;
+        let contract = match v.status {
+            VerificationStatus::Passed => {
+                format!("verified at level {}: {} passed, {} skipped", v.level, v.passed, v.skipped)
+            }
+            VerificationStatus::Failed if v.measured_unverified => {
+                format!("**UNVERIFIED** at level {}: {} failed (measured with --allow-unverified)", v.level, v.failed)
+            }
+            VerificationStatus::Failed => format!("failed {} cases at level {}: not measured", v.failed, v.level),
+            VerificationStatus::NotApplicable => "not applicable (fixed-response baseline, GET only)".into(),
+        };
+        let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
+        t.row(vec![sub.name.clone(), format!("`{}`", sub.command), format!("{contract}{notes}")]);
+    }
+    doc.push(Block::Table(t));
+}
+
+pub(crate) fn commands(doc: &mut Document, b: &Benchmark) {
+    doc.heading(2, "Exact commands");
+    doc.paragraph("The first run of each cell (ports differ run to run):");
+    let mut items = Vec::new();
+    let mut seen = Vec::new();
+    for r in &b.runs {
+        let key = (r.scenario.as_str(), r.connections);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        items.push(format!("{} at {} connections: `{}`", r.scenario, r.connections, r.command));
+    }
+    if let Some(r) = b.open_loop.first() {
+        items.push(format!(
+            "open loop ({} at {} connections, {:.0} requests/s): `{}`",
+            r.scenario, r.connections, r.asked_rps, r.command
+        ));
+    }
+    if let Some(r) = b.memory.first() {
+        items.push(format!("memory phase load: `{}`", r.load_command));
+    }
+    doc.list(items);
+    for sc in &b.scenarios {
+        if let Some(script) = &sc.wrk_script {
+            doc.push(Block::Code {
+                summary: format!("wrk script for `{}` ({} {})", sc.name, sc.method, sc.path),
+                language: "lua".into(),
+                code: script.clone(),
+            });
+        }
+    }
+}
