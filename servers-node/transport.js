@@ -99,6 +99,8 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   const inProgress = new WeakMap();
   /** socket → a promise settled when the last response started on it is done (`serveIgnoringUpgrade` waits for it). */
   const lastResponse = new WeakMap();
+  /** socket → the last response started on it. */
+  const lastRes = new WeakMap();
 
   /** Handles one request; returns a promise (which never rejects) if the handler has to wait for the body. */
   function handle(req, res) {
@@ -118,6 +120,7 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   }
 
   function handleRequest(req, res) {
+    lastRes.set(req.socket, res);
     // 'close' comes after Node has detached the response from the socket ('finish' comes before).
     lastResponse.set(req.socket, new Promise((resolve) => res.once('close', resolve)));
     if (log) {
@@ -145,7 +148,16 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
     (lastResponse.get(socket) ?? Promise.resolve()).then(then);
   }
 
-  return { handleRequest, pendingOn, afterResponses };
+  /**
+   * Whether an answer already sent on `socket` ends the connection (`Connection: close`): nothing after it may be
+   * answered (RFC 9112 section 9.6), though Node's parser reads on.
+   */
+  function closedByAnswer(socket) {
+    const res = lastRes.get(socket);
+    return res !== undefined && res.headersSent && String(res.getHeader('connection')).toLowerCase() === 'close';
+  }
+
+  return { handleRequest, pendingOn, afterResponses, closedByAnswer };
 }
 
 /**
@@ -262,6 +274,9 @@ function onClientError(error, socket, handler) {
   // more is read or answered there (RFC 9112 section 9.6). Node closes the connection once that request's answer
   // is out, so the error is simply left unanswered.
   if (error.code === 'HPE_CLOSED_CONNECTION') return;
+  // The same after an answer of this server's that ends the connection (a head check's refusal, a 501): the bytes
+  // behind it belong to no request of this connection, and Node closes it once that answer is out.
+  if (handler.closedByAnswer(socket)) return;
   const response = clientErrorResponse(error);
   if (response === null) {
     socket.destroy();
