@@ -181,6 +181,12 @@ export function checkHead(req, res) {
     sendEmpty(res, 400);
     return false;
   }
+  // The same section: more than one Host field gets 400 too (Node keeps the first in `req.headers.host`; Go's
+  // net/http refuses them before any handler runs). `rawHeaders` holds every field as sent.
+  if (req.rawHeaders.filter((value, i) => i % 2 === 0 && value.toLowerCase() === 'host').length > 1) {
+    sendEmpty(res, 400);
+    return false;
+  }
   // An authority-form target (`127.0.0.1:80`) belongs to CONNECT alone (RFC 9112 section 3.2.3). An origin-form
   // target starts with '/', an absolute-form one has a scheme, and `*` is OPTIONS's asterisk-form.
   if (req.method !== 'CONNECT' && !req.url.startsWith('/') && !req.url.includes('://') && req.url !== '*') {

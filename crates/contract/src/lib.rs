@@ -20,8 +20,8 @@
 //! response parser), `startup.rs` (the start-up line), this file (checking).
 
 mod cases;
-pub mod tolerances;
 pub mod startup;
+pub mod tolerances;
 mod wire;
 
 pub use cases::{AnyOf, Case, Expect, HeaderExpect, Level, Match, Request, Requires, Wire, cases, parse};

@@ -83,7 +83,10 @@ pub enum Equivalence {
 /// The equivalences, with the contract's reason for each.
 pub const EQUIVALENCES: &[(Equivalence, &str)] = &[
     (Equivalence::StackErrorBody, "Transport rules: a 400 or 431 may have an empty body"),
-    (Equivalence::HeadTimeout408, "Time limits: a connection without a complete head is closed (a 408 first is allowed)"),
+    (
+        Equivalence::HeadTimeout408,
+        "Time limits: a connection without a complete head is closed (a 408 first is allowed)",
+    ),
     (Equivalence::OtherHeaders, "Identical: other headers (Date, Connection, Keep-Alive) may differ"),
 ];
 
@@ -209,10 +212,32 @@ pub const TOLERANCES: &[Tolerance] = &[
         name: "unfinished-head",
         reason: "a head that stops before its end may be refused as soon as its bytes are malformed, or awaited until the head time limit (with or without a 408)",
         matches: ends_inside_a_head,
-        refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
+        refusals: &[Step::Status(400), Step::Status(408), Step::Status(431), Step::Closed, Step::Open],
         served: false,
         cases: &[],
-        examples: &[b"s HTTP/1.1", b"GET /users/1 HTTP/1.1\r\nHost: x\r\nX: \x01"],
+        examples: &[
+            b"s HTTP/1.1",
+            b"GET /users/1 HTTP/1.1\r\nHost: x\r\nX: \x01",
+            b"POST /users HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}X-Big: a",
+        ],
+    },
+    Tolerance {
+        name: "obs-fold",
+        reason: "RFC 9112 section 5.2: a server must either refuse a field folded onto a line that starts with a space or tab (obs-fold) with 400, or replace the fold with a space; hyper and llhttp refuse it, Go's net/http (textproto) unfolds it before any handler runs",
+        matches: has_obs_fold,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-obs-fold"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "empty-content-length",
+        reason: "an empty Content-Length value is not a number: hyper and llhttp refuse it with 400, Go's net/http drops the field before any handler runs and reads no body",
+        matches: has_empty_content_length,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-empty-content-length"],
+        examples: &[],
     },
     Tolerance {
         name: "large-head",
@@ -312,7 +337,8 @@ fn has_unsupported_transfer_coding(bytes: &[u8]) -> bool {
 }
 
 fn has_identical_content_lengths(bytes: &[u8]) -> bool {
-    let values: Vec<&[u8]> = named(bytes, b"content-length").flat_map(|v| v.split(|&b| b == b',')).map(<[u8]>::trim_ascii).collect();
+    let values: Vec<&[u8]> =
+        named(bytes, b"content-length").flat_map(|v| v.split(|&b| b == b',')).map(<[u8]>::trim_ascii).collect();
     values.len() > 1 && values.windows(2).all(|w| w[0] == w[1])
 }
 
@@ -334,9 +360,30 @@ fn ends_inside_a_head(bytes: &[u8]) -> bool {
         Some(end) => {
             let rest = &bytes[end..];
             let token = rest.iter().take_while(|b| b.is_ascii_alphabetic()).count();
-            token > 0 && token < rest.len() && rest[token] == b' '
+            let starts_a_request = token > 0 && token < rest.len() && rest[token] == b' ';
+            // Or more bytes than the last head's body: what follows the body is the start of another head.
+            let head = &bytes[..end];
+            let chunked = named(head, b"transfer-encoding").next().is_some();
+            let length = named(head, b"content-length")
+                .last()
+                .map_or(Some(0), |v| std::str::from_utf8(v).ok()?.parse::<usize>().ok());
+            let beyond_the_body = !chunked && length.is_some_and(|len| rest.len() > len);
+            starts_a_request || beyond_the_body
         }
     }
+}
+
+fn has_obs_fold(bytes: &[u8]) -> bool {
+    // A line that starts with a space or tab, inside a head (before its empty line).
+    bytes
+        .split(|&b| b == b'\n')
+        .skip(1)
+        .take_while(|l| !l.is_empty() && *l != b"\r")
+        .any(|l| l.starts_with(b" ") || l.starts_with(b"\t"))
+}
+
+fn has_empty_content_length(bytes: &[u8]) -> bool {
+    named(bytes, b"content-length").any(<[u8]>::is_empty)
 }
 
 /// The contract's head limit, 16 KiB.

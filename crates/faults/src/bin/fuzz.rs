@@ -10,14 +10,16 @@
 //! replayed. `scripts/fuzz` wraps it with a release build.
 
 use clap::Parser;
-use faults::fuzz::{self, Settings, Table, Target, finding};
 use faults::Kind;
+use faults::fuzz::{self, Settings, Table, Target, finding};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Parser)]
-#[command(about = "Differential fuzzing of the fairpair servers: the same mutated requests to each, their interpretations compared")]
+#[command(
+    about = "Differential fuzzing of the fairpair servers: the same mutated requests to each, their interpretations compared"
+)]
 struct Args {
     /// How long to run, in seconds.
     #[arg(long, conflicts_with = "minutes")]
@@ -99,9 +101,20 @@ fn replay(path: &std::path::Path, targets: &[Target], table: &Table, times: usiz
             return ExitCode::from(2);
         }
     };
-    let mutant = fuzz::mutate::Mutant { n: found.mutant, seed: found.grown_from.clone(), bytes: found.bytes(), splits: found.splits.clone() };
+    let mutant = fuzz::mutate::Mutant {
+        n: found.mutant,
+        seed: found.grown_from.clone(),
+        bytes: found.bytes(),
+        splits: found.splits.clone(),
+    };
     let addrs: Vec<(String, std::net::SocketAddr)> = targets.iter().map(|t| (t.name.clone(), t.addr)).collect();
-    println!("replaying {} (seed {}, mutant {}): {}", path.display(), found.seed, found.mutant, contract::show(&mutant.bytes));
+    println!(
+        "replaying {} (seed {}, mutant {}): {}",
+        path.display(),
+        found.seed,
+        found.mutant,
+        contract::show(&mutant.bytes)
+    );
     let mut reproduced = 0;
     for i in 1..=times {
         let (problem, interps) = finding::check(&addrs, &mutant, table);

@@ -84,7 +84,9 @@ pub fn check(addrs: &[(String, SocketAddr)], mutant: &Mutant, table: &Table) -> 
             problems.push(format!("{name}: {failure}"));
         }
     }
-    if let Comparison::Divergent { what, .. } = interpret::compare(&mutant.bytes, requests.tail, &names, &interps, table) {
+    if let Comparison::Divergent { what, .. } =
+        interpret::compare(&mutant.bytes, requests.tail, &names, &interps, table)
+    {
         problems.push(what);
     }
     ((!problems.is_empty()).then(|| problems.join("; ")), interps)
@@ -153,10 +155,15 @@ fn shorter(bytes: &[u8], size: usize) -> Vec<Vec<u8>> {
         let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
         return (0..lines.len())
             .rev()
-            .map(|skip| lines.iter().enumerate().filter(|(i, _)| *i != skip).flat_map(|(_, l)| l.iter().copied()).collect())
+            .map(|skip| {
+                lines.iter().enumerate().filter(|(i, _)| *i != skip).flat_map(|(_, l)| l.iter().copied()).collect()
+            })
             .collect();
     }
-    (0..bytes.len().div_ceil(size)).rev().map(|i| [&bytes[..i * size], &bytes[((i + 1) * size).min(bytes.len())..]].concat()).collect()
+    (0..bytes.len().div_ceil(size))
+        .rev()
+        .map(|i| [&bytes[..i * size], &bytes[((i + 1) * size).min(bytes.len())..]].concat())
+        .collect()
 }
 
 /// Minimises (if `minimise`), replays and writes a finding.
@@ -194,14 +201,19 @@ pub fn record(
         text: String::from_utf8_lossy(&small.bytes).into_owned(),
         splits: small.splits.clone(),
         original_hex: to_hex(&mutant.bytes),
-        servers: addrs.iter().zip(seen).map(|((server, _), interpretation)| Seen { server: server.clone(), interpretation }).collect(),
+        servers: addrs
+            .iter()
+            .zip(seen)
+            .map(|((server, _), interpretation)| Seen { server: server.clone(), interpretation })
+            .collect(),
         replayed,
         file: file.clone(),
         replay,
     };
     if replayed.0 * 2 > replayed.1 {
-        let written = std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(&file, serde_json::to_string_pretty(&finding).expect("a finding serialises")));
+        let written = std::fs::create_dir_all(&dir).and_then(|()| {
+            std::fs::write(&file, serde_json::to_string_pretty(&finding).expect("a finding serialises"))
+        });
         match written {
             Ok(()) => eprintln!(
                 "fuzz: divergence: {}\n  bytes: {}\n  replayed {}/{}; replay: {}",

@@ -67,7 +67,11 @@ fn one(bytes: &[u8]) -> Step {
     // The request line: METHOD SP target SP HTTP/1.x, nothing else.
     let Some((request_line, mut at)) = line(bytes) else {
         let plausible = bytes.iter().all(|&b| b.is_ascii_graphic() || b == b' ' || b == b'\r');
-        return if plausible && !bytes.contains(&b'\r') { Step::Incomplete { head_done: false } } else { Step::Unclear };
+        return if plausible && !bytes.contains(&b'\r') {
+            Step::Incomplete { head_done: false }
+        } else {
+            Step::Unclear
+        };
     };
     let parts: Vec<&[u8]> = request_line.split(|&b| b == b' ').collect();
     let [method, target, version] = parts[..] else { return Step::Unclear };
@@ -177,7 +181,8 @@ mod tests {
         assert_eq!(requests(&post[..post.len() - 1]).tail, Tail::Incomplete { head_done: true });
         assert_eq!(requests(&get[..10]).tail, Tail::Incomplete { head_done: false });
         assert_eq!(requests(b"GET /users/1 HTTP/1.1\r\nHost: x\r\nContent-Length: +5\r\n\r\n").tail, Tail::Unclear);
-        let chunked = b"POST /u HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n".as_slice();
+        let chunked =
+            b"POST /u HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n0\r\n\r\n".as_slice();
         assert_eq!(requests(chunked).tail, Tail::Nothing);
         assert_eq!(requests(&chunked[..chunked.len() - 2]).tail, Tail::Incomplete { head_done: true });
         let close = b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGARBAGE".as_slice();

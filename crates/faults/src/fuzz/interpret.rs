@@ -6,9 +6,9 @@
 //! a time limit ran out, or never: a hang), and the users the mutant stored, read back through `GET /users/{id}`.
 //! `Date`, `Connection` and `Keep-Alive` are not part of it: the contract lets them differ.
 
+use super::Table;
 use super::framing::{Requests, Tail};
 use super::probe::Reply;
-use super::Table;
 use contract::tolerances::{Equivalence, Step};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -172,7 +172,11 @@ fn parse_response(bytes: &[u8], head_request: bool) -> Option<(Answer, usize)> {
     let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
     let no_body = head_request || (100..200).contains(&status) || status == 204 || status == 304;
     let (body, used, framing) = if no_body {
-        (&bytes[head_end..head_end], head_end, if header("content-length").is_some() { Framing::Length } else { Framing::NoLength })
+        (
+            &bytes[head_end..head_end],
+            head_end,
+            if header("content-length").is_some() { Framing::Length } else { Framing::NoLength },
+        )
     } else if header("transfer-encoding").is_some() {
         (&bytes[head_end..], bytes.len(), Framing::Chunked)
     } else if let Some(len) = header("content-length") {
@@ -232,7 +236,10 @@ pub enum Comparison {
     Tolerated(String),
     /// Different, and nothing allows it: what differs, in words, and its class (each server's step where they first
     /// differ), by which findings of one kind are told apart.
-    Divergent { what: String, class: String },
+    Divergent {
+        what: String,
+        class: String,
+    },
 }
 
 /// The step of an interpretation at answer index `k`.

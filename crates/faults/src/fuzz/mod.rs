@@ -364,7 +364,8 @@ fn read_back(targets: &mut [Target], probed: &mut [Probed]) -> Vec<(usize, u64)>
     let index: HashMap<u64, usize> = probed.iter().enumerate().map(|(i, p)| (p.mutant.n, i)).collect();
     let mut unreported = Vec::new();
     for (t, target) in targets.iter_mut().enumerate() {
-        let all_reported: std::collections::HashSet<u64> = probed.iter().flat_map(|p| p.reported[t].iter().copied()).collect();
+        let all_reported: std::collections::HashSet<u64> =
+            probed.iter().flat_map(|p| p.reported[t].iter().copied()).collect();
         let Ok(mut conn) = contract::Connection::open(target.addr, Duration::from_secs(5)) else { continue };
         loop {
             let id = target.next_id;

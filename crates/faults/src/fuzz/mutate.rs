@@ -108,37 +108,123 @@ const FIELDS: &[&[u8]] = &[
 ];
 
 const CONTENT_LENGTHS: &[&[u8]] = &[
-    b"+5", b"-1", b"0", b"00", b"007", b"5, 5", b"5,6", b"5 5", b"99999999999999999999", b"18446744073709551616",
-    b"0x10", b"", b" 5", b"5 ", b"1e2", b"\t5",
+    b"+5",
+    b"-1",
+    b"0",
+    b"00",
+    b"007",
+    b"5, 5",
+    b"5,6",
+    b"5 5",
+    b"99999999999999999999",
+    b"18446744073709551616",
+    b"0x10",
+    b"",
+    b" 5",
+    b"5 ",
+    b"1e2",
+    b"\t5",
 ];
 
 const TRANSFER_ENCODINGS: &[&[u8]] = &[
-    b"chunked", b"CHUNKED", b"chunked, chunked", b"gzip, chunked", b"chunked, gzip", b"identity", b"", b" chunked",
-    b"chunked ", b"xchunked", b"chunkedx", b"chunked;q=1", b"\"chunked\"", b"identity, chunked", b"chunked\t",
+    b"chunked",
+    b"CHUNKED",
+    b"chunked, chunked",
+    b"gzip, chunked",
+    b"chunked, gzip",
+    b"identity",
+    b"",
+    b" chunked",
+    b"chunked ",
+    b"xchunked",
+    b"chunkedx",
+    b"chunked;q=1",
+    b"\"chunked\"",
+    b"identity, chunked",
+    b"chunked\t",
 ];
 
 const CHUNK_SIZES: &[&[u8]] = &[
-    b"0", b"00", b"000000000000000001a", b"1A", b"1a;x=y", b"1a;x", b"1a ;x=y", b"1a\t", b"1a ", b" 1a", b"+1a",
-    b"-1", b"0x1a", b"ffffffffffffffffff", b"1a;x=\"y\"", b"1a;\rx", b"1a;x=y\rz", b"g", b"",
+    b"0",
+    b"00",
+    b"000000000000000001a",
+    b"1A",
+    b"1a;x=y",
+    b"1a;x",
+    b"1a ;x=y",
+    b"1a\t",
+    b"1a ",
+    b" 1a",
+    b"+1a",
+    b"-1",
+    b"0x1a",
+    b"ffffffffffffffffff",
+    b"1a;x=\"y\"",
+    b"1a;\rx",
+    b"1a;x=y\rz",
+    b"g",
+    b"",
 ];
 
-const METHODS: &[&[u8]] =
-    &[b"GET", b"HEAD", b"POST", b"get", b"Get", b"PUT", b"DELETE", b"OPTIONS", b"TRACE", b"CONNECT", b"PRI", b"FOO", b"G T"];
+const METHODS: &[&[u8]] = &[
+    b"GET", b"HEAD", b"POST", b"get", b"Get", b"PUT", b"DELETE", b"OPTIONS", b"TRACE", b"CONNECT", b"PRI", b"FOO",
+    b"G T",
+];
 
 const TARGETS: &[&[u8]] = &[
-    b"*", b"/", b"/health", b"/users", b"/users/", b"/users/1", b"/users/01", b"/users/%35", b"/users/%zz",
-    b"/users/1#x", b"/users/1?a=b", b"http://x/users/1", b"127.0.0.1:80", b"//users/1", b"/users/1/..", b"users/1",
-    b"/users/\xc3\xa9", b"/users/1\x00", b"/users/-1", b"/users/99999999999999999999999",
+    b"*",
+    b"/",
+    b"/health",
+    b"/users",
+    b"/users/",
+    b"/users/1",
+    b"/users/01",
+    b"/users/%35",
+    b"/users/%zz",
+    b"/users/1#x",
+    b"/users/1?a=b",
+    b"http://x/users/1",
+    b"127.0.0.1:80",
+    b"//users/1",
+    b"/users/1/..",
+    b"users/1",
+    b"/users/\xc3\xa9",
+    b"/users/1\x00",
+    b"/users/-1",
+    b"/users/99999999999999999999999",
 ];
 
 const VERSIONS: &[&[u8]] = &[
-    b"HTTP/1.1", b"HTTP/1.0", b"HTTP/1.2", b"HTTP/2.0", b"HTTP/0.9", b"http/1.1", b"HTTP/1.1 ", b"HTTP/1.10", b"HTTP/1",
-    b"HTTP/1.1x", b"",
+    b"HTTP/1.1",
+    b"HTTP/1.0",
+    b"HTTP/1.2",
+    b"HTTP/2.0",
+    b"HTTP/0.9",
+    b"http/1.1",
+    b"HTTP/1.1 ",
+    b"HTTP/1.10",
+    b"HTTP/1",
+    b"HTTP/1.1x",
+    b"",
 ];
 
 /// Bytes outside ASCII and control bytes.
-const ODD_BYTES: &[&[u8]] =
-    &[b"\x00", b"\x01", b"\x7f", b"\x80", b"\xff", b"\xc3\xa9", b"\r", b"\n", b"\t", b"\x0b", b"\x0c", b" ", b"\"", b";"];
+const ODD_BYTES: &[&[u8]] = &[
+    b"\x00",
+    b"\x01",
+    b"\x7f",
+    b"\x80",
+    b"\xff",
+    b"\xc3\xa9",
+    b"\r",
+    b"\n",
+    b"\t",
+    b"\x0b",
+    b"\x0c",
+    b" ",
+    b"\"",
+    b";",
+];
 
 /// One grammar-aware mutation of `bytes`.
 fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
@@ -254,7 +340,9 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
 fn whitespace(rng: &mut Rng, line: &[u8]) -> Vec<u8> {
     let body = trimmed(line);
     let spots: Vec<usize> = (0..=body.len())
-        .filter(|&i| i == 0 || i == body.len() || matches!(body.get(i), Some(b':' | b' ')) || body.get(i - 1) == Some(&b':'))
+        .filter(|&i| {
+            i == 0 || i == body.len() || matches!(body.get(i), Some(b':' | b' ')) || body.get(i - 1) == Some(&b':')
+        })
         .collect();
     let at = *rng.pick(&spots);
     let mut out = body.to_vec();
