@@ -101,9 +101,18 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   const lastResponse = new WeakMap();
   /** socket → the last response started on it. */
   const lastRes = new WeakMap();
+  /** Sockets on which an answer ended the connection: nothing more is served there. */
+  const ended = new WeakSet();
 
   /** Handles one request; returns a promise (which never rejects) if the handler has to wait for the body. */
-  function handle(req, res) {
+  function handle(req, res, previous) {
+    // A request pipelined behind one whose answer ended the connection is not served: nothing of it may be stored,
+    // and its answer would never be sent (Node's parser hands it over all the same).
+    if (ended.has(req.socket) || endsConnection(previous)) {
+      ended.add(req.socket);
+      req.resume();
+      return undefined;
+    }
     try {
       if (!checkHead(req, res)) {
         return undefined;
@@ -120,6 +129,7 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   }
 
   function handleRequest(req, res) {
+    const previous = lastRes.get(req.socket);
     lastRes.set(req.socket, res);
     // 'close' comes after Node has detached the response from the socket ('finish' comes before).
     lastResponse.set(req.socket, new Promise((resolve) => res.once('close', resolve)));
@@ -128,7 +138,8 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
     }
     const socket = req.socket;
     const earlier = inProgress.get(socket);
-    const done = earlier === undefined ? handle(req, res) : earlier.done.then(() => handle(req, res));
+    const done =
+      earlier === undefined ? handle(req, res, previous) : earlier.done.then(() => handle(req, res, previous));
     if (done !== undefined) {
       const entry = { req, done };
       inProgress.set(socket, entry);
@@ -153,11 +164,15 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
    * answered (RFC 9112 section 9.6), though Node's parser reads on.
    */
   function closedByAnswer(socket) {
-    const res = lastRes.get(socket);
-    return res !== undefined && res.headersSent && String(res.getHeader('connection')).toLowerCase() === 'close';
+    return ended.has(socket) || endsConnection(lastRes.get(socket));
   }
 
   return { handleRequest, pendingOn, afterResponses, closedByAnswer };
+}
+
+/** Whether `res` (if any) has been sent with `Connection: close`. */
+function endsConnection(res) {
+  return res !== undefined && res.headersSent && String(res.getHeader('connection')).toLowerCase() === 'close';
 }
 
 /**

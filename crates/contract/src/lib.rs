@@ -205,13 +205,13 @@ pub fn check(case: &Case, outcome: &Outcome) -> Vec<String> {
     if !status_matches(case, response.status) {
         out.push(format!("status: expected {}, got {}", expect.describe_status(), response.status));
     }
-    // Only an exact case says more than the status.
+    // Only an exact case says more than the status and whether the connection is closed.
     if case.matching == Match::Exact {
         check_body(expect, response, &mut out);
         check_headers(expect, response, &mut out);
-        if expect.closes && closed == Some(false) {
-            out.push("connection: expected the server to close it after the response, it stayed open".to_owned());
-        }
+    }
+    if expect.closes && closed == Some(false) {
+        out.push("connection: expected the server to close it after the response, it stayed open".to_owned());
     }
     out
 }

@@ -22,6 +22,10 @@ pub enum Tail {
 pub struct Requests {
     pub methods: Vec<Vec<u8>>,
     pub tail: Tail,
+    /// Whether the bytes after the complete requests start like a HEAD request (its answer has no body either).
+    pub tail_is_head: bool,
+    /// Whether they start like a POST (the one route that needs its body before it can answer 2xx).
+    pub tail_is_post: bool,
 }
 
 /// Reads `bytes` as a sequence of requests.
@@ -29,19 +33,22 @@ pub fn requests(bytes: &[u8]) -> Requests {
     let mut methods = Vec::new();
     let mut rest = bytes;
     loop {
+        let (tail_is_head, tail_is_post) = (rest.starts_with(b"HEAD "), rest.starts_with(b"POST "));
         if rest.is_empty() {
-            return Requests { methods, tail: Tail::Nothing };
+            return Requests { methods, tail: Tail::Nothing, tail_is_head, tail_is_post };
         }
         match one(rest) {
             Step::Complete { method, used, last } => {
                 methods.push(method);
                 rest = &rest[used..];
                 if last {
-                    return Requests { methods, tail: Tail::Nothing };
+                    return Requests { methods, tail: Tail::Nothing, tail_is_head: false, tail_is_post: false };
                 }
             }
-            Step::Incomplete { head_done } => return Requests { methods, tail: Tail::Incomplete { head_done } },
-            Step::Unclear => return Requests { methods, tail: Tail::Unclear },
+            Step::Incomplete { head_done } => {
+                return Requests { methods, tail: Tail::Incomplete { head_done }, tail_is_head, tail_is_post };
+            }
+            Step::Unclear => return Requests { methods, tail: Tail::Unclear, tail_is_head, tail_is_post },
         }
     }
 }
@@ -177,7 +184,15 @@ mod tests {
     fn complete_incomplete_and_unclear_streams() {
         let get = b"GET /users/1 HTTP/1.1\r\nHost: x\r\n\r\n".as_slice();
         let post = b"POST /users HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\n{\"a\":".as_slice();
-        assert_eq!(requests(&[get, get].concat()), Requests { methods: vec![b"GET".to_vec(); 2], tail: Tail::Nothing });
+        assert_eq!(
+            requests(&[get, get].concat()),
+            Requests {
+                methods: vec![b"GET".to_vec(); 2],
+                tail: Tail::Nothing,
+                tail_is_head: false,
+                tail_is_post: false
+            }
+        );
         assert_eq!(requests(&post[..post.len() - 1]).tail, Tail::Incomplete { head_done: true });
         assert_eq!(requests(&get[..10]).tail, Tail::Incomplete { head_done: false });
         assert_eq!(requests(b"GET /users/1 HTTP/1.1\r\nHost: x\r\nContent-Length: +5\r\n\r\n").tail, Tail::Unclear);

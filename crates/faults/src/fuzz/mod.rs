@@ -41,7 +41,7 @@ pub struct Table {
 impl Table {
     /// The contract's table (`contract::tolerances`).
     pub fn contract() -> Table {
-        Table { tolerances: TOLERANCES.to_vec(), equivalences: EQUIVALENCES.iter().map(|(e, _)| *e).collect() }
+        Table { tolerances: TOLERANCES.to_vec(), equivalences: EQUIVALENCES.iter().map(|(e, _, _)| *e).collect() }
     }
 
     /// The table with its tolerances emptied (the equivalences stay: they are not differences between stacks).

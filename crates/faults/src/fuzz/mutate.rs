@@ -35,11 +35,16 @@ impl Mutant {
 /// Mutant `n` of the run with `seed`, grown from one of `seeds`.
 pub fn mutant(seeds: &[Seed], seed: u64, n: u64) -> Mutant {
     let mut rng = Rng::for_mutant(seed, n);
-    let origin = rng.pick(seeds);
+    // A third of the mutants grow from the valid requests (listed first), so that a real share is served; the rest
+    // from every seed, the contract's refusals included.
+    let origin =
+        if rng.one_in(3) { &seeds[rng.below(seeds.len().min(super::seeds::VALID_SEEDS))] } else { rng.pick(seeds) };
     let mut bytes = place_marker(&origin.bytes, &marker(n));
-    // One mutant in sixteen stays as it is: the seeds themselves must keep agreeing, and they give the 2xx share.
-    if !rng.one_in(16) {
-        for _ in 0..1 + rng.below(3) {
+    // One mutant in eight stays as it is: the seeds themselves must keep agreeing, and they give the 2xx share. Most
+    // others get one mutation, so that what a mutation does is seen, not drowned by the next.
+    if !rng.one_in(8) {
+        let count = *rng.pick(&[1, 1, 1, 1, 1, 2, 2, 2, 3, 3]);
+        for _ in 0..count {
             bytes = mutate(&mut rng, &bytes);
         }
     }

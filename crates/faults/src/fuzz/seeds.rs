@@ -47,6 +47,9 @@ pub struct Seed {
     pub bytes: Vec<u8>,
 }
 
+/// How many seeds come first that are valid requests (alone, and pipelined two and three deep).
+pub const VALID_SEEDS: usize = 24;
+
 /// Seeds larger than this are left out: a 1 MiB body to drain takes the servers' time, not the fuzzer's grammar.
 const LARGEST: usize = 70 * 1024;
 
@@ -113,6 +116,12 @@ pub fn valid_requests() -> Vec<(String, Vec<u8>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_valid_seeds_come_first() {
+        assert_eq!(VALID_SEEDS, valid_requests().len() * 3);
+        assert!(seeds()[VALID_SEEDS].name.starts_with("case "));
+    }
 
     #[test]
     fn markers_are_as_wide_as_the_slot_and_found_again() {
