@@ -216,8 +216,11 @@ export function checkHead(req, res) {
   }
   // An expectation other than 100-continue cannot be met (RFC 9110 section 10.1.1). An empty Expect is no
   // expectation at all. Node leaves this to the application once a 'checkExpectation' listener exists (createServer).
-  const expect = req.headers.expect?.trim().toLowerCase();
-  if (expect !== undefined && expect !== '' && expect !== '100-continue') {
+  // Each field on its own: Node joins repeated fields with ', ', which would turn two empty ones into ','.
+  const expectations = req.rawHeaders
+    .filter((_, i) => i % 2 === 1 && req.rawHeaders[i - 1].toLowerCase() === 'expect')
+    .map((value) => value.trim().toLowerCase());
+  if (expectations.some((expect) => expect !== '' && expect !== '100-continue')) {
     sendEmpty(res, 417);
     return false;
   }

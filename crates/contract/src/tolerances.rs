@@ -242,6 +242,33 @@ pub const TOLERANCES: &[Tolerance] = &[
         examples: &[],
     },
     Tolerance {
+        name: "content-length-whitespace",
+        reason: "RFC 9110 lets a field value be followed by spaces or tabs, which are not part of it; llhttp (Node) refuses a Content-Length followed by a tab with 400, hyper and Go's net/http trim it",
+        matches: has_content_length_whitespace,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-content-length-trailing-tab"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "empty-chunk-size",
+        reason: "a chunked body with an empty line where a chunk size belongs is malformed: hyper and llhttp refuse it with 400, Go's net/http (go1.19.8) reads on and may serve the request",
+        matches: has_empty_chunk_size,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-empty-chunk-size"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "large-malformed-body",
+        reason: "a body over 64 KiB that is also malformed gets 413 or 400, each stack counting the size and checking the framing in its own order",
+        matches: has_large_body,
+        refusals: &[Step::Status(413), Step::Status(400), Step::Closed],
+        served: false,
+        cases: &[],
+        examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n11170\r\n"],
+    },
+    Tolerance {
         name: "obs-fold",
         reason: "RFC 9112 section 5.2: a server must either refuse a field folded onto a line that starts with a space or tab (obs-fold) with 400, or replace the fold with a space; hyper and llhttp refuse it, Go's net/http (textproto) unfolds it before any handler runs",
         matches: has_obs_fold,
@@ -424,7 +451,8 @@ fn has_malformed_percent_escape(bytes: &[u8]) -> bool {
 fn has_unsupported_transfer_coding(bytes: &[u8]) -> bool {
     any(bytes, |m| {
         let values: Vec<&[u8]> = m.named(b"transfer-encoding").collect();
-        !values.is_empty() && !(values.len() == 1 && values[0].eq_ignore_ascii_case(b"chunked"))
+        let plain_chunked = values.len() == 1 && values[0].eq_ignore_ascii_case(b"chunked");
+        !values.is_empty() && !plain_chunked
     })
 }
 
@@ -455,6 +483,39 @@ fn ends_inside_a_request(bytes: &[u8]) -> bool {
 
 fn has_unmet_expectation(bytes: &[u8]) -> bool {
     any(bytes, |m| m.named(b"expect").any(|v| !v.is_empty() && !v.eq_ignore_ascii_case(b"100-continue")))
+}
+
+fn has_content_length_whitespace(bytes: &[u8]) -> bool {
+    // A tab inside the raw Content-Length line, around its value.
+    any(bytes, |m| {
+        m.head
+            .split(|&b| b == b'\n')
+            .any(|l| l.len() > 15 && l[..15].eq_ignore_ascii_case(b"content-length:") && l[15..].contains(&b'\t'))
+    })
+}
+
+fn has_empty_chunk_size(bytes: &[u8]) -> bool {
+    // After a chunk's data and its CRLF, an empty line where the next size belongs.
+    any(bytes, |m| {
+        m.named(b"transfer-encoding").next().is_some()
+            && m.body.windows(4).any(|w| w == b"\r\n\r\n")
+            && !m.body.ends_with(b"0\r\n\r\n")
+    })
+}
+
+fn has_large_body(bytes: &[u8]) -> bool {
+    // A declared length or a chunk size over 64 KiB.
+    const LIMIT: u64 = 64 * 1024;
+    any(bytes, |m| {
+        let declared = m
+            .named(b"content-length")
+            .any(|v| std::str::from_utf8(v).ok().and_then(|v| v.parse::<u64>().ok()).is_some_and(|n| n > LIMIT));
+        let chunk = m.body.split(|&b| b == b'\n').any(|line| {
+            let digits: Vec<u8> = line.iter().copied().take_while(u8::is_ascii_hexdigit).collect();
+            std::str::from_utf8(&digits).ok().and_then(|d| u64::from_str_radix(d, 16).ok()).is_some_and(|n| n > LIMIT)
+        });
+        declared || chunk
+    })
 }
 
 fn has_obs_fold(bytes: &[u8]) -> bool {

@@ -135,7 +135,8 @@ fn one(bytes: &[u8]) -> Step {
     if (chunked && length.is_some()) || (!http10 && hosts != 1) {
         return Step::Unclear;
     }
-    let last = close && !(http10 && keep_alive) || (http10 && !keep_alive);
+    // HTTP/1.0 ends the connection unless it asks for keep-alive; HTTP/1.1 when it says `Connection: close`.
+    let last = if http10 { !keep_alive } else { close };
     let method = method.to_vec();
     if chunked {
         return match chunks(&bytes[at..]) {

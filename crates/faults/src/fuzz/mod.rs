@@ -127,6 +127,12 @@ pub struct Settings {
     pub first: u64,
     /// How long minimising one finding may take.
     pub minimise_for: Duration,
+    /// Stop after this many mutants (whole batches; the seeds sent first not counted), whatever the time: a run of
+    /// fixed content (CI).
+    pub max_mutants: Option<u64>,
+    /// Send every seed once as it is before the mutants (each contract case, so that every tolerance with a case is
+    /// met at least once).
+    pub seeds_first: bool,
 }
 
 impl Settings {
@@ -141,6 +147,8 @@ impl Settings {
             progress: None,
             first: 1,
             minimise_for: Duration::from_secs(30),
+            max_mutants: None,
+            seeds_first: false,
         }
     }
 }
@@ -219,34 +227,20 @@ pub fn run(targets: &mut [Target], settings: &Settings) -> Summary {
     let mut last_progress = Instant::now();
     let batch = (settings.in_flight * 2).max(8) as u64;
     let mut next = settings.first;
-    while start.elapsed() < settings.duration && !stopping() {
+    let more = |done: u64| settings.max_mutants.is_none_or(|max| done < max);
+    if settings.seeds_first {
+        // Numbered after the mutants' range, so that their markers never meet a mutant's.
+        let unmutated: Vec<Mutant> =
+            seeds.iter().enumerate().map(|(i, s)| mutate::unmutated(s, 9_000_000_000 + i as u64)).collect();
+        for chunk in unmutated.chunks(batch as usize) {
+            run_batch(targets, chunk.to_vec(), settings, &mut summary);
+        }
+    }
+    let unmutated = summary.mutants;
+    while start.elapsed() < settings.duration && !stopping() && more(summary.mutants - unmutated) {
         let mutants: Vec<Mutant> = (next..next + batch).map(|n| mutate::mutant(&seeds, settings.seed, n)).collect();
         next += batch;
-        let mut probed = probe_all(targets, mutants, settings.in_flight);
-        let unreported = read_back(targets, &mut probed);
-        summary.mutants += probed.len() as u64;
-        for p in &probed {
-            judge(targets, p, settings, &mut summary);
-        }
-        for (target, n) in unreported {
-            let p = probed.iter().find(|p| p.mutant.n == n);
-            let what = format!("{} stored a user that no answer reported (marker of mutant {n})", targets[target].name);
-            if let Some(p) = p {
-                summary.findings.push(finding::record(targets, p_mutant(p), &p.interps, &what, settings, false));
-            }
-        }
-        for i in 0..targets.len() {
-            if targets[i].died() {
-                let what = format!("{} exited while serving mutants {}..{}", targets[i].name, next - batch, next);
-                let p = &probed[0];
-                summary.findings.push(finding::record(targets, p_mutant(p), &p.interps, &what, settings, false));
-                targets[i].restart();
-                summary.restarts += 1;
-            } else if targets[i].next_id - 10_001 > RESTART_AFTER {
-                targets[i].restart();
-                summary.restarts += 1;
-            }
-        }
+        run_batch(targets, mutants, settings, &mut summary);
         summary.elapsed = start.elapsed();
         if let Some(every) = settings.progress {
             if last_progress.elapsed() >= every {
@@ -263,6 +257,37 @@ pub fn run(targets: &mut [Target], settings: &Settings) -> Summary {
     }
     summary.elapsed = start.elapsed();
     summary
+}
+
+/// Sends one batch of mutants to every target, reads the stores back, judges each mutant, and restarts a server that
+/// died or has stored many users.
+fn run_batch(targets: &mut [Target], mutants: Vec<Mutant>, settings: &Settings, summary: &mut Summary) {
+    let (first, last) = (mutants.first().map_or(0, |m| m.n), mutants.last().map_or(0, |m| m.n));
+    let mut probed = probe_all(targets, mutants, settings.in_flight);
+    let unreported = read_back(targets, &mut probed);
+    summary.mutants += probed.len() as u64;
+    for p in &probed {
+        judge(targets, p, settings, summary);
+    }
+    for (target, n) in unreported {
+        let p = probed.iter().find(|p| p.mutant.n == n);
+        let what = format!("{} stored a user that no answer reported (marker of mutant {n})", targets[target].name);
+        if let Some(p) = p {
+            summary.findings.push(finding::record(targets, p_mutant(p), &p.interps, &what, settings, false));
+        }
+    }
+    for i in 0..targets.len() {
+        if targets[i].died() {
+            let what = format!("{} exited while serving mutants {}..{}", targets[i].name, first, last);
+            let p = &probed[0];
+            summary.findings.push(finding::record(targets, p_mutant(p), &p.interps, &what, settings, false));
+            targets[i].restart();
+            summary.restarts += 1;
+        } else if targets[i].next_id - 10_001 > RESTART_AFTER {
+            targets[i].restart();
+            summary.restarts += 1;
+        }
+    }
 }
 
 fn p_mutant(p: &Probed) -> &Mutant {

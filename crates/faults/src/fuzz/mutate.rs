@@ -60,6 +60,11 @@ pub fn mutant(seeds: &[Seed], seed: u64, n: u64) -> Mutant {
     Mutant { n, seed: origin.name.clone(), bytes, splits }
 }
 
+/// A seed sent as it is, as mutant `n` (its marker placed).
+pub fn unmutated(origin: &Seed, n: u64) -> Mutant {
+    Mutant { n, seed: origin.name.clone(), bytes: place_marker(&origin.bytes, &marker(n)), splits: Vec::new() }
+}
+
 /// The stream as lines, each with its ending (the last may have none).
 fn lines(bytes: &[u8]) -> Vec<Vec<u8>> {
     bytes.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect()
@@ -213,6 +218,15 @@ const VERSIONS: &[&[u8]] = &[
     b"",
 ];
 
+/// What a line ending may be swapped for.
+const LINE_ENDINGS: &[&[u8]] = &[b"\n", b"\r", b"", b"\r\r\n", b"\n\r"];
+
+/// How a field's value may be folded onto the next line (obs-fold).
+const FOLDS: &[&[u8]] = &[b"\r\n ", b"\r\n\t", b"\n "];
+
+/// What may separate the parts of a request line instead of one space.
+const SEPARATORS: &[&[u8]] = &[b"  ", b"\t", b"", b" \x0b"];
+
 /// Bytes outside ASCII and control bytes.
 const ODD_BYTES: &[&[u8]] = &[
     b"\x00",
@@ -250,7 +264,8 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
         // Duplicate a field, next to itself or elsewhere in the head.
         2 => {
             let copy = ls[field].clone();
-            ls.insert(if rng.one_in(2) { field } else { rng.pick(&fields).to_owned().max(1) }, copy);
+            let at = if rng.one_in(2) || fields.is_empty() { field } else { *rng.pick(&fields) };
+            ls.insert(at.max(1).min(ls.len()), copy);
         }
         // Reorder two fields.
         3 if fields.len() > 1 => {
@@ -271,7 +286,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
         6 => {
             let line = &ls[any_line];
             let body = trimmed(line).to_vec();
-            let end: &[u8] = *rng.pick(&[b"\n".as_slice(), b"\r", b"", b"\r\r\n", b"\n\r"]);
+            let end = *rng.pick(LINE_ENDINGS);
             ls[any_line] = [body.as_slice(), end].concat();
         }
         // obs-fold: the value continued on a line that starts with a space or tab.
@@ -279,7 +294,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
             let line = ls[field].clone();
             let body = trimmed(&line);
             let cut = body.iter().position(|&b| b == b':').map_or(body.len(), |c| c + 1 + rng.below(body.len() - c));
-            let fold: &[u8] = *rng.pick(&[b"\r\n ".as_slice(), b"\r\n\t", b"\n "]);
+            let fold = *rng.pick(FOLDS);
             ls[field] = [&body[..cut], fold, &body[cut..], ending(&line)].concat();
         }
         // Content-Length: a new value for an existing one, or one more.
@@ -354,7 +369,7 @@ fn whitespace(rng: &mut Rng, line: &[u8]) -> Vec<u8> {
     if rng.one_in(3) && out.get(at) == Some(&b' ') {
         out.remove(at);
     } else {
-        out.insert(at, *rng.pick(&[b' ', b'\t', b' ']));
+        out.insert(at, *rng.pick(b" \t "));
     }
     out.extend_from_slice(ending(line));
     out
@@ -389,7 +404,7 @@ fn request_line(rng: &mut Rng, line: &[u8]) -> Vec<u8> {
             parts[last] = rng.pick(VERSIONS).to_vec();
         }
         _ => {
-            let sep: &[u8] = *rng.pick(&[b"  ".as_slice(), b"\t", b"", b" \x0b"]);
+            let sep = *rng.pick(SEPARATORS);
             return [parts.join(sep).as_slice(), ending(line)].concat();
         }
     }

@@ -25,9 +25,9 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    /// A number in `0..n` (`n` > 0).
+    /// A number in `0..n` (0 when `n` is 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
+        (self.next_u64() % (n as u64).max(1)) as usize
     }
 
     /// True with probability `1 / n`.
