@@ -3,7 +3,7 @@
 //
 // Every response is written by `send()`, which always sets Content-Length itself: `res.end(body)` after
 // `writeHead()` without it would go out chunked, and the contract wants a length on every response. Every JSON body
-// is serialised with `JSON.stringify` when it is sent, never cached, so that both servers do the same work per
+// is serialised with `JSON.stringify` when it is sent, never cached, so that every server does the same work per
 // request.
 
 import { readBody } from './body.js';

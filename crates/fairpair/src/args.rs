@@ -58,9 +58,25 @@ pub struct RunArgs {
     /// Output directory for benchmark.json, report.md and the charts.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Open-loop rates as fractions of the slowest subject's GET throughput, comma-separated; 0 disables the phase.
-    #[arg(long, value_delimiter = ',', default_value = "0.5,0.8")]
-    pub open_loop_rates: Vec<f64>,
+    /// Instead of the capacity search, open-loop runs at these fractions of the slowest subject's GET throughput,
+    /// comma-separated (e.g. 0.5,0.8); 0: no open-loop runs at all.
+    #[arg(long, value_delimiter = ',')]
+    pub open_loop_rates: Option<Vec<f64>>,
+    /// The latency objective of the capacity search, PERCENTILE=DURATION with p50, p90, p99 or p99.9 (repeatable, or
+    /// comma-separated; all must hold) [default: p99=10ms]. Given, it runs the search even with --open-loop-rates.
+    #[arg(long, value_name = "PERCENTILE=DURATION")]
+    pub slo: Vec<String>,
+    /// The capacity search stops bisecting when the failing rate is within this many percent above the passing one
+    /// [default: 5; --quick: 25].
+    #[arg(long, value_name = "PERCENT")]
+    pub capacity_resolution: Option<f64>,
+    /// Seconds of each step of the capacity search [default: 4; --quick: 1].
+    #[arg(long)]
+    pub capacity_step: Option<u64>,
+    /// Only the capacity search (and verification): no closed-loop or memory runs; each search's upper bound comes
+    /// from a short closed-loop probe. For sizing a service of your own (--subject NAME=URL or a command).
+    #[arg(long)]
+    pub capacity_only: bool,
     /// Seconds per open-loop run [default: 10; --quick: 2].
     #[arg(long)]
     pub open_loop_duration: Option<u64>,

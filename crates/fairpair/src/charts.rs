@@ -22,6 +22,9 @@ pub struct Grouped<'a> {
     pub series: Vec<String>,
     /// `values[group][series]`.
     pub values: Vec<Vec<Option<Bar>>>,
+    /// A limit per group, drawn as a dashed line across its bars: the loader's measured capacity in the throughput
+    /// chart, so that a bar touching it is visibly a bound. Empty, or `None` for a group, where there is none.
+    pub limits: Vec<Option<f64>>,
 }
 
 /// Colour-blind-safe palette (Okabe–Ito), one colour per series.
@@ -100,7 +103,9 @@ impl Axis {
 }
 
 pub fn grouped_bars(chart: &Grouped) -> String {
-    let axis = Axis::for_chart(&chart.values);
+    // The axis must reach the limits too; as a group of their own they do not change which axis is chosen.
+    let limits: Vec<Option<Bar>> = chart.limits.iter().map(|l| l.map(|v| Bar { value: v, min: v, max: v })).collect();
+    let axis = Axis::for_chart(&[chart.values.clone(), vec![limits]].concat());
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let y = |v: f64| TOP + plot_h - axis.fraction(v) * plot_h;
@@ -157,8 +162,24 @@ pub fn grouped_bars(chart: &Grouped) -> String {
             y(axis.base()) + 18.0,
             esc(group)
         );
+        if let Some(limit) = chart.limits.get(gi).copied().flatten() {
+            let (x0, x1) = (start - 6.0, start + bar_w * n_series + 4.0);
+            let _ = writeln!(
+                s,
+                r##"<path d="M{x0:.1} {:.1}H{x1:.1}" stroke="#D55E00" stroke-width="2" stroke-dasharray="6 3"><title>loader capacity: {}</title></path>"##,
+                y(limit),
+                short(limit)
+            );
+        }
     }
     legend(&mut s, &chart.series);
+    if chart.limits.iter().any(Option::is_some) {
+        let _ = writeln!(
+            s,
+            r##"<text x="{LEFT}" y="{:.1}" font-size="10" fill="#D55E00">dashed: the loader's measured capacity (a bar at it is a bound)</text>"##,
+            HEIGHT - 12.0
+        );
+    }
     let _ = writeln!(
         s,
         r##"<text x="{:.1}" y="{:.1}" text-anchor="end" font-size="10" fill="#555555">bars: median; whiskers: min–max</text>"##,
@@ -449,6 +470,7 @@ mod tests {
             groups: vec!["get c=50".into()],
             series: vec!["rust".into(), "mine".into()],
             values: vec![bars(&[40_000.0, 386.0])],
+            limits: vec![],
         });
         assert!(svg.contains("Throughput (log scale)"), "{svg}");
         assert!(svg.contains(">100k</text>") && svg.contains(">100</text>"), "{svg}");
@@ -465,6 +487,7 @@ mod tests {
                 vec![Some(Bar { value: 10.0, min: 9.0, max: 11.0 }), None],
                 vec![Some(Bar { value: 5.0, min: 5.0, max: 5.0 }), Some(Bar { value: 7.0, min: 6.0, max: 8.0 })],
             ],
+            limits: vec![],
         });
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
         assert_eq!(svg.matches("<title>").count(), 3);

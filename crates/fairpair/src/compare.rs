@@ -12,6 +12,7 @@
 //! so a comparison and a report of the same file quote the same figures. The comparison is a report
 //! [`Document`], so both renderers draw it: Markdown on stdout, or `compare.md` and `compare.html` with `--out`.
 
+use crate::export::{self, Figure, Limit};
 use crate::report::{
     self,
     Align::{Left, Right},
@@ -19,36 +20,9 @@ use crate::report::{
 };
 use crate::schema::{Benchmark, LoadRun, Settings, Summary};
 use crate::stats::{self, Stat, Verdict};
-use crate::text::number;
+use crate::text::{count, number};
 
-/// The figures compared, each with the direction that counts as better.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    Throughput,
-    P50,
-    P99,
-    CpuPerRequest,
-    IdleRss,
-    AfterLoadRss,
-}
-
-impl Metric {
-    pub fn label(self) -> &'static str {
-        match self {
-            Metric::Throughput => "throughput (req/s)",
-            Metric::P50 => "p50 (ms)",
-            Metric::P99 => "p99 (ms)",
-            Metric::CpuPerRequest => "server CPU per request (µs)",
-            Metric::IdleRss => "idle RSS (MiB)",
-            Metric::AfterLoadRss => "after-load RSS (MiB)",
-        }
-    }
-
-    /// Only throughput is better higher; latency, CPU and memory are better lower.
-    pub fn higher_is_better(self) -> bool {
-        self == Metric::Throughput
-    }
-}
+pub use crate::export::Metric;
 
 /// How a figure moved from the old file to the new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,6 +64,8 @@ pub struct Row {
     pub old: Stat,
     pub new: Stat,
     pub change: Change,
+    /// Set when the figure is a bound in either file (the loader may have set it): see [`crate::gate`].
+    pub limit: Option<Limit>,
     /// What a reader must know before trusting this row (loader-bound runs, error statuses), one phrase each.
     pub notes: Vec<String>,
 }
@@ -98,7 +74,7 @@ pub struct Row {
 #[derive(Clone, Debug, Default)]
 pub struct Comparison {
     pub rows: Vec<Row>,
-    /// Subject × cell measured in only one of the files, e.g. "rust get 300 (old only)".
+    /// Subject × cell measured in only one of the files, e.g. "rust get at 300 connections (old only)".
     pub unmatched: Vec<String>,
 }
 
@@ -107,82 +83,63 @@ impl Comparison {
         self.rows.iter().filter(|r| r.change == change).count()
     }
 
-    /// Figures that got worse beyond the noise: what `--fail-on-regression` fails on.
+    /// Figures that got worse beyond the noise (the gate then decides which of them fail it: [`crate::gate`]).
     pub fn regressions(&self) -> usize {
         self.count(Change::Worse)
     }
 }
 
-/// Pairs every figure of `old` with the same figure of `new`.
+/// Pairs every figure of `old` with the same figure of `new`: the list the exports read ([`export::figures`]).
 pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
+    let (old_figures, new_figures) = (export::figures(old), export::figures(new));
     let mut out = Comparison::default();
-    for o in &old.summaries {
-        let Some(n) = new.summary(&o.subject, &o.scenario, o.connections) else {
-            out.unmatched.push(format!("{} {} at {} connections (old only)", o.subject, o.scenario, o.connections));
+    let mut only = |place: String, side: &str| {
+        let line = format!("{place} ({side} only)");
+        if !out.unmatched.contains(&line) {
+            out.unmatched.push(line);
+        }
+    };
+    let mut rows = Vec::new();
+    for o in &old_figures {
+        let Some(n) = new_figures.iter().find(|n| n.same(o)) else {
+            only(o.place(), "old");
             continue;
         };
-        let cell = Some((o.scenario.clone(), o.connections));
-        let mut notes = Vec::new();
-        for (side, s) in [("old", o), ("new", n)] {
-            if s.loader_bound_runs > 0 {
-                notes.push(format!("{side}: loader-bound in {} run(s)", s.loader_bound_runs));
-            }
-            if s.errors + s.non_2xx > 0 {
-                notes.push(format!("{side}: {} errors, {} error statuses", s.errors, s.non_2xx));
-            }
-        }
-        // The notes go on the throughput row only: that is the figure a loader limit or an error status distorts.
-        let mut push = |metric, a: &Stat, b: &Stat| {
-            out.rows.push(Row {
-                cell: cell.clone(),
-                subject: o.subject.clone(),
-                metric,
-                old: a.clone(),
-                new: b.clone(),
-                change: Change::of(metric, a, b),
-                notes: if metric == Metric::Throughput { notes.clone() } else { Vec::new() },
-            })
-        };
-        push(Metric::Throughput, &o.requests_per_sec, &n.requests_per_sec);
-        push(Metric::P50, &o.p50_ms, &n.p50_ms);
-        push(Metric::P99, &o.p99_ms, &n.p99_ms);
-        if let (Some(a), Some(b)) = (&o.server_cpu_us_per_request, &n.server_cpu_us_per_request) {
-            push(Metric::CpuPerRequest, a, b);
-        }
+        rows.push(Row {
+            cell: o.cell.clone(),
+            subject: o.subject.clone(),
+            metric: o.metric,
+            change: Change::of(o.metric, &o.stat, &n.stat),
+            old: o.stat.clone(),
+            new: n.stat.clone(),
+            limit: o.limit.or(n.limit),
+            notes: notes(o, old, new),
+        });
     }
-    for n in &new.summaries {
-        if old.summary(&n.subject, &n.scenario, n.connections).is_none() {
-            out.unmatched.push(format!("{} {} at {} connections (new only)", n.subject, n.scenario, n.connections));
-        }
+    for n in new_figures.iter().filter(|n| !old_figures.iter().any(|o| o.same(n))) {
+        only(n.place(), "new");
     }
-    for o in &old.memory_summaries {
-        let Some(n) = new.memory_summary(&o.subject) else {
-            out.unmatched.push(format!("{} memory (old only)", o.subject));
-            continue;
-        };
-        for (metric, a, b) in [
-            (Metric::IdleRss, &o.idle_rss_kib, &n.idle_rss_kib),
-            (Metric::AfterLoadRss, &o.after_rss_kib, &n.after_rss_kib),
-        ] {
-            let (a, b) = (a.kib_to_mib(), b.kib_to_mib());
-            let change = Change::of(metric, &a, &b);
-            out.rows.push(Row {
-                cell: None,
-                subject: o.subject.clone(),
-                metric,
-                old: a,
-                new: b,
-                change,
-                notes: vec![],
-            });
-        }
-    }
-    for n in &new.memory_summaries {
-        if !old.memory_summaries.iter().any(|m| m.subject == n.subject) {
-            out.unmatched.push(format!("{} memory (new only)", n.subject));
-        }
-    }
+    out.rows = rows;
     out
+}
+
+/// The notes of a throughput row: the figure a loader limit or an error status distorts.
+fn notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
+    let Some((scenario, conns)) = f.cell.as_ref().filter(|_| f.metric == Metric::Throughput) else { return vec![] };
+    let mut notes = Vec::new();
+    for (side, file) in [("old", old), ("new", new)] {
+        let Some(s) = file.summary(&f.subject, scenario, *conns) else { continue };
+        if s.loader_limited {
+            notes.push(format!("{side}: loader-limited, a bound"));
+        }
+        if s.loader_bound_runs > 0 {
+            notes.push(format!("{side}: loader-bound in {}", count(u64::from(s.loader_bound_runs), "run")));
+        }
+        if s.errors + s.non_2xx > 0 {
+            notes.push(format!("{side}: {} errors, {} error statuses", s.errors, s.non_2xx));
+        }
+    }
+    notes
 }
 
 /// The comparison as a [`Document`], drawn by the report's renderers (`compare.md`, `compare.html`): the two runs,
@@ -282,13 +239,13 @@ fn header(doc: &mut Document, old_name: &str, new_name: &str, old: &Benchmark, n
 
 fn method(s: &Settings) -> String {
     format!(
-        "{} ({} thread(s)), {}, {} s after {} s warm-up, {} repeat(s){}",
+        "{} ({}), {}, {} s after {} s warm-up, {}{}",
         s.tool,
-        s.loader_threads,
+        count(u64::from(s.loader_threads), "thread"),
         if s.pinned { "pinned" } else { "not pinned" },
         s.duration_s,
         s.warmup_s,
-        s.repeats,
+        count(u64::from(s.repeats), "repeat"),
         if s.quick { ", --quick" } else { "" }
     )
 }
@@ -302,8 +259,8 @@ fn busy(runs: &[LoadRun]) -> String {
     let max = runs.iter().map(|r| r.other_cpu_percent).fold(0.0, f64::max);
     let busy = runs.iter().filter(|r| !r.machine_idle).count();
     format!(
-        "{mean:.1} % of the machine on average (max {max:.1} %); {busy} of {} runs began on a busy machine",
-        runs.len()
+        "{mean:.1} % of the machine on average (max {max:.1} %); {busy} of {} began on a busy machine",
+        count(runs.len() as u64, "run")
     )
 }
 
@@ -318,50 +275,74 @@ fn stat(s: &Stat) -> String {
     if s.n > 1 { format!("{} [{}–{}]", number(s.median), number(s.min), number(s.max)) } else { number(s.median) }
 }
 
+/// One subject's ratio to the run's baseline, in the old file and in the new.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaselineRatio {
+    pub subject: String,
+    pub baseline: String,
+    pub scenario: String,
+    pub connections: u32,
+    /// `throughput` or `server CPU per request`.
+    pub figure: &'static str,
+    pub old: f64,
+    pub new: f64,
+}
+
 /// Each contract subject's ratio to the run's baseline (`--baseline`, rust by default: see [`report::baseline`])
 /// within each file: throughput and CPU per request, cell by cell. Two machines can agree on each subject's direction
 /// and still disagree on this ratio. The ratio runs the report's way, subject / baseline.
-fn against_baseline(doc: &mut Document, old: &Benchmark, new: &Benchmark) {
-    let Some(base) = report::baseline(old) else { return };
+pub fn baseline_ratios(old: &Benchmark, new: &Benchmark) -> Vec<BaselineRatio> {
+    let Some(base) = report::baseline(old) else { return vec![] };
     let throughput: fn(&Summary) -> Option<f64> = |s| Some(s.requests_per_sec.median);
     let cpu: fn(&Summary) -> Option<f64> = |s| s.server_cpu_us_per_request.as_ref().map(|c| c.median);
-    let others: Vec<&str> =
-        old.subjects.iter().filter(|s| !s.get_only && s.name != base).map(|s| s.name.as_str()).collect();
-    let mut t =
-        Table::new(&[("scenario", Left), ("connections", Right), ("figure", Left), ("old", Right), ("new", Right)]);
-    let mut titles = Vec::new();
-    for other in &others {
+    let mut out = Vec::new();
+    for other in old.subjects.iter().filter(|s| !s.get_only && s.name != base) {
         let ratio = |file: &Benchmark, scenario: &str, conns: u32, pick: fn(&Summary) -> Option<f64>| {
-            let a = file.summary(other, scenario, conns).and_then(pick)?;
+            let a = file.summary(&other.name, scenario, conns).and_then(pick)?;
             let b = file.summary(base, scenario, conns).and_then(pick)?;
             (b != 0.0).then(|| a / b)
         };
-        let before = t.rows.len();
-        for s in old.summaries.iter().filter(|s| s.subject == *other) {
-            for (label, pick) in [("throughput", throughput), ("server CPU per request", cpu)] {
+        for s in old.summaries.iter().filter(|s| s.subject == other.name) {
+            for (figure, pick) in [("throughput", throughput), ("server CPU per request", cpu)] {
                 let (Some(a), Some(b)) =
                     (ratio(old, &s.scenario, s.connections, pick), ratio(new, &s.scenario, s.connections, pick))
                 else {
                     continue;
                 };
-                // With one subject beside the baseline the heading names it; with more, each row does.
-                let figure = if others.len() > 1 { format!("{other}: {label}") } else { label.to_string() };
-                t.row(vec![
-                    s.scenario.clone(),
-                    s.connections.to_string(),
+                out.push(BaselineRatio {
+                    subject: other.name.clone(),
+                    baseline: base.to_string(),
+                    scenario: s.scenario.clone(),
+                    connections: s.connections,
                     figure,
-                    format!("{a:.2}×"),
-                    format!("{b:.2}×"),
-                ]);
+                    old: a,
+                    new: b,
+                });
             }
         }
-        if t.rows.len() > before {
-            titles.push(format!("{other} / {base}"));
+    }
+    out
+}
+
+/// The [`baseline_ratios`] as a section.
+fn against_baseline(doc: &mut Document, old: &Benchmark, new: &Benchmark) {
+    let ratios = baseline_ratios(old, new);
+    let Some(first) = ratios.first() else { return };
+    let mut subjects: Vec<&str> = Vec::new();
+    for r in &ratios {
+        if !subjects.contains(&r.subject.as_str()) {
+            subjects.push(&r.subject);
         }
     }
-    if t.rows.is_empty() {
-        return;
+    let mut t =
+        Table::new(&[("scenario", Left), ("connections", Right), ("figure", Left), ("old", Right), ("new", Right)]);
+    for r in &ratios {
+        // With one subject beside the baseline the heading names it; with more, each row does.
+        let figure = if subjects.len() > 1 { format!("{}: {}", r.subject, r.figure) } else { r.figure.to_string() };
+        let (a, b) = (format!("{:.2}×", r.old), format!("{:.2}×", r.new));
+        t.row(vec![r.scenario.clone(), r.connections.to_string(), figure, a, b]);
     }
+    let titles: Vec<String> = subjects.iter().map(|s| format!("{s} / {}", first.baseline)).collect();
     doc.heading(2, format!("{} within each file", titles.join(", ")));
     doc.paragraph(
         "The ratio of the two subjects' medians, measured in the same run: what a machine or a change does to the \
@@ -459,13 +440,50 @@ mod tests {
     }
 
     #[test]
+    fn capacities_are_compared_within_their_resolution() {
+        use crate::capacity::{CapacityRecord, Objective, Outcome, Search, SearchSettings};
+        let with = |rust: f64, node: f64, node_bound: bool| {
+            let search = |subject: &str, rps: f64, bound: bool| Search {
+                subject: subject.into(),
+                scenario: "get".into(),
+                upper_rps: 2.0 * rps,
+                upper_from: "closed-loop".into(),
+                steps: Vec::new(),
+                outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
+                bound,
+            };
+            let (objective, resolution_percent) = (Objective::default(), 5.0);
+            let settings = SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50 };
+            let mut b = file(Vec::new());
+            b.memory_summaries.clear();
+            b.capacity = Some(CapacityRecord {
+                settings,
+                tool: "oha".into(),
+                loader_limit: None,
+                searches: vec![search("rust", rust, false), search("node", node, node_bound)],
+            });
+            b
+        };
+        let c = compare(&with(10_000.0, 5_000.0, false), &with(12_000.0, 4_000.0, true));
+        let rows: Vec<(&str, Metric, Change, bool)> =
+            c.rows.iter().map(|r| (r.subject.as_str(), r.metric, r.change, r.limit.is_some())).collect();
+        // 10,000–10,500 against 12,000–12,600: better; node's new figure is a bound.
+        assert_eq!(
+            rows,
+            [("rust", Metric::Capacity, Change::Better, false), ("node", Metric::Capacity, Change::Worse, true)]
+        );
+        let c = compare(&with(10_000.0, 5_000.0, false), &with(10_400.0, 5_000.0, false));
+        assert!(c.rows.iter().all(|r| r.change == Change::WithinNoise), "within one resolution step");
+    }
+
+    #[test]
     fn committed_runs_of_schema_version_1_are_read() {
         let a = load(&results("epyc-2vcpu-a/benchmark.json")).unwrap();
         assert_eq!(a.schema_version, 1);
         assert_eq!(a.summaries.len(), 10, "rust, node and ceiling at get 50/300, rust and node at post 50/300");
         let c = compare(&a, &a);
-        // 10 summaries × 4 figures (all have CPU per request) + 2 memory figures × 3 subjects.
-        assert_eq!(c.rows.len(), 10 * 4 + 3 * 2);
+        // 10 summaries × 4 figures (all have CPU per request) + 3 memory figures (RSS twice, start-up) × 3 subjects.
+        assert_eq!(c.rows.len(), 10 * 4 + 3 * 3);
         assert_eq!((c.regressions(), c.count(Change::Better)), (0, 0), "a run compared with itself");
         assert!(c.unmatched.is_empty());
     }
@@ -476,7 +494,7 @@ mod tests {
         let b_path = results("epyc-2vcpu-b/before-1b793e4/benchmark.json");
         let (a, b) = (load(&a_path).unwrap(), load(&b_path).unwrap());
         let c = compare(&a, &b);
-        assert_eq!(c.rows.len(), 10 * 4 + 3 * 2, "the same plan on both machines: every figure paired");
+        assert_eq!(c.rows.len(), 10 * 4 + 3 * 3, "the same plan on both machines: every figure paired");
         let md = report::markdown(&document("a", "b", &a, &b, &c));
         assert!(md.contains("## node / rust within each file"), "{md}");
         // Machine A was quiet, machine B shared with builds: the header says so.

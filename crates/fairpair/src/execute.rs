@@ -18,13 +18,13 @@ use anyhow::{Context, Result};
 
 use crate::measure::{self, Runner};
 use crate::plan::{Plan, Scenario};
-use crate::preflight;
 use crate::progress::{Phase, Progress};
 use crate::schema::*;
 use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
 use crate::tools::{self, LoadTool, Tool};
+use crate::{capacity, preflight};
 use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
@@ -96,14 +96,17 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         memory_summaries: Vec::new(),
         flags: preflight_flags,
         two_hosts: path.as_ref().map(|(p, _)| p.clone()),
+        capacity: None,
     };
     let runner = runner.for_plan(&measured).calibrated(calibration);
     let mut ex = Execution { plan: &measured, runner, progress, bench, save_failed: false };
     ex.save();
+    ex.loader_limit();
     ex.load_phase();
     ex.bench.summaries = summarise(&ex.bench.runs);
     apply_capacity(&mut ex.bench.summaries, ex.bench.preflight.as_ref());
     ex.open_loop_phase();
+    ex.capacity_phase();
     ex.memory_phase();
     ex.bench.memory_summaries = summarise_memory(&ex.bench.memory);
     let derived = flags(&ex.bench);
@@ -120,8 +123,9 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
 
 /// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
 fn go_binary(plan: &Plan) -> Option<String> {
-    plan.subjects.iter().find_map(|s| match &s.kind {
-        Kind::Builtin { program, .. } if matches!(s.name.as_str(), "go" | "go-multi") => program.first().cloned(),
+    use crate::kinds::BuiltinSubject::{Go, GoMulti};
+    plan.subjects.iter().find_map(|s| match (&s.kind, crate::kinds::BuiltinSubject::from_name(&s.name)) {
+        (Kind::Builtin { program, .. }, Some(Go | GoMulti)) => program.first().cloned(),
         _ => None,
     })
 }
@@ -180,7 +184,7 @@ pub fn partial(bench: &Benchmark) -> Benchmark {
 /// Load tool name → version line, for the environment record.
 fn tool_versions() -> BTreeMap<String, String> {
     let mut versions = BTreeMap::new();
-    for tool in Tool::ALL {
+    for &tool in Tool::ALL {
         let t = tool.adapter();
         let v = if t.available() { t.version() } else { "not installed".into() };
         versions.insert(tool.name().to_string(), v);
@@ -300,6 +304,83 @@ impl<'a> Execution<'a> {
         }
     }
 
+    /// The loader's own open-loop limit, before the closed-loop runs: the capacity search against the ceiling, below
+    /// the loader capacity preflight measured on GET (a probe when it has none).
+    fn loader_limit(&mut self) {
+        let plan = self.plan;
+        let Some(cap) = &plan.capacity else { return };
+        self.bench.capacity = Some(cap.record());
+        let why = match (&plan.capacity_target, cap.loader_limit) {
+            (_, false) => "--quick leaves it out (a full run measures it)",
+            (None, true) => "the ceiling binary was not found (build it: cargo build --release -p ceiling)",
+            (Some(target), true) => {
+                let scenario = plan.memory_scenario();
+                let upper = self.bench.preflight.as_ref().and_then(|p| {
+                    let measured = p.loader_capacity.iter().filter(|c| c.scenario == scenario.name);
+                    measured.map(|c| c.measured_rps).max_by(f64::total_cmp)
+                });
+                self.progress.println(
+                    "preflight: the loader's open-loop limit (the capacity search against the ceiling)".into(),
+                );
+                let progress = &self.progress;
+                let searcher = capacity::phase::Searcher {
+                    cap,
+                    runner: &self.runner,
+                    status: &|m| progress.status(m),
+                    stepped: &|| progress.ran(Phase::Capacity, 1),
+                };
+                let limit = searcher.search(target, &scenario, upper);
+                self.progress.println(format!("the loader's open-loop limit: {}", limit.figure()));
+                self.bench.capacity.as_mut().expect("set above").loader_limit = Some(limit);
+                self.save();
+                return;
+            }
+        };
+        self.bench.skipped.push(format!(
+            "the loader's open-loop limit: not measured, so no capacity is printed as a bound of the loader: {why}"
+        ));
+    }
+
+    /// The capacity search of every subject on every scenario it serves (see `capacity/`).
+    fn capacity_phase(&mut self) {
+        let plan = self.plan;
+        let Some(cap) = &plan.capacity else { return };
+        for (spec, scenario) in cap.searches(plan) {
+            let connections = cap.settings.connections;
+            let summaries = &self.bench.summaries;
+            let upper = capacity::phase::closed_loop_upper(summaries, &spec.name, &scenario.name, connections);
+            if upper.is_none() && !cap.only {
+                self.bench.skipped.push(format!(
+                    "capacity of {} on {}: no closed-loop throughput was measured to start below",
+                    spec.name, scenario.name
+                ));
+                continue;
+            }
+            let progress = &self.progress;
+            let searcher = capacity::phase::Searcher {
+                cap,
+                runner: &self.runner,
+                status: &|m| progress.status(m),
+                stepped: &|| progress.ran(Phase::Capacity, 1),
+            };
+            let search = searcher.search(spec, scenario, upper);
+            let record = self.bench.capacity.get_or_insert_with(|| cap.record());
+            record.searches.push(search);
+            record.mark_bounds();
+            let s = record.searches.last().expect("pushed");
+            let line = format!(
+                "capacity of {} on {} at {}: {} ({} steps)",
+                s.subject,
+                s.scenario,
+                cap.settings.objective,
+                s.figure(),
+                s.steps.len()
+            );
+            self.progress.println(line);
+            self.save();
+        }
+    }
+
     /// Memory, in runs of its own.
     fn memory_phase(&mut self) {
         let plan = self.plan;
@@ -331,7 +412,10 @@ impl<'a> Execution<'a> {
         let plan = self.plan;
         let skipped = &mut self.bench.skipped;
         if plan.settings.open_loop_fractions.is_empty() {
-            skipped.push("open-loop phase: disabled (--open-loop-rates 0)".into());
+            // The capacity search replaces the fixed fractions by default; with neither, say so.
+            if plan.capacity.is_none() {
+                skipped.push("open-loop runs: none (--open-loop-rates 0, or no oha for the capacity search)".into());
+            }
             return None;
         }
         let Some(scenario) = plan.open_loop_scenario() else {

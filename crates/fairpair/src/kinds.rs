@@ -8,120 +8,90 @@
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
 
-/// A load tool (`--tool`), as `benchmark.json` records it. Its adapter is [`Tool::adapter`], in `tools/`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Tool {
-    Wrk,
-    Oha,
-    Autocannon,
-    Ab,
-    Bombardier,
-}
-
-impl Tool {
-    /// Every tool, in the order the results list their versions.
-    pub const ALL: [Tool; 5] = [Tool::Wrk, Tool::Oha, Tool::Autocannon, Tool::Ab, Tool::Bombardier];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Tool::Wrk => "wrk",
-            Tool::Oha => "oha",
-            Tool::Autocannon => "autocannon",
-            Tool::Ab => "ab",
-            Tool::Bombardier => "bombardier",
+/// Defines a kind: the enum, each variant's name as the command line and `benchmark.json` write it (clap and serde
+/// derive the same kebab-case names, which a test checks), `ALL`, `name`, `from_name` and `Display`.
+macro_rules! kind {
+    ($(#[$meta:meta])* $kind:ident { $($(#[$doc:meta])* $variant:ident = $name:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum $kind {
+            $($(#[$doc])* $variant,)*
         }
-    }
+
+        impl $kind {
+            /// Every one, in the order they are listed (the results list the tools' versions in it).
+            pub const ALL: &[$kind] = &[$($kind::$variant),*];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($kind::$variant => $name,)*
+                }
+            }
+
+            /// The one of this name, if any.
+            pub fn from_name(name: &str) -> Option<$kind> {
+                $kind::ALL.iter().copied().find(|k| k.name() == name)
+            }
+        }
+
+        impl std::fmt::Display for $kind {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
 }
 
-/// One of this repository's servers, or the fixed-response ceiling (`--subjects`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BuiltinSubject {
-    Rust,
-    Node,
-    Go,
-    Ceiling,
-    RustMulti,
-    NodeCluster,
-    GoMulti,
+kind! {
+    /// A load tool (`--tool`). Its adapter is [`Tool::adapter`], in `tools/`.
+    Tool { Wrk = "wrk", Oha = "oha", Autocannon = "autocannon", Ab = "ab", Bombardier = "bombardier", }
+}
+
+kind! {
+    /// One of this repository's servers, or the fixed-response ceiling (`--subjects`).
+    BuiltinSubject {
+        Rust = "rust",
+        Node = "node",
+        Go = "go",
+        Ceiling = "ceiling",
+        RustMulti = "rust-multi",
+        NodeCluster = "node-cluster",
+        GoMulti = "go-multi",
+    }
 }
 
 impl BuiltinSubject {
-    pub fn name(self) -> &'static str {
-        match self {
-            BuiltinSubject::Rust => "rust",
-            BuiltinSubject::Node => "node",
-            BuiltinSubject::Go => "go",
-            BuiltinSubject::Ceiling => "ceiling",
-            BuiltinSubject::RustMulti => "rust-multi",
-            BuiltinSubject::NodeCluster => "node-cluster",
-            BuiltinSubject::GoMulti => "go-multi",
-        }
-    }
-
-    /// The subject of this name, if it is a built-in one.
-    pub fn from_name(name: &str) -> Option<BuiltinSubject> {
-        BuiltinSubject::from_str(name, false).ok()
-    }
-
     /// Whether it runs one worker per server CPU, and so needs at least two of them to mean anything.
     pub fn is_multi_worker(self) -> bool {
         matches!(self, BuiltinSubject::RustMulti | BuiltinSubject::NodeCluster | BuiltinSubject::GoMulti)
     }
 }
 
-/// A request pattern defined by fairpair itself (`--scenarios`); a user's own is a `--scenario`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BuiltinScenario {
-    /// `GET /users/500`: the API's read, the scenario of the open-loop and memory phases.
-    Get,
-    /// `POST /users`: the API's write, which fills the store.
-    Post,
-    /// `GET /`: the hello-world route of the studies.
-    Hello,
+kind! {
+    /// A request pattern defined by fairpair itself (`--scenarios`): `get` is `GET /users/500` (the scenario of the
+    /// open-loop and memory phases), `post` is `POST /users`, `hello` is the studies' `GET /`.
+    BuiltinScenario { Get = "get", Post = "post", Hello = "hello", }
 }
 
-impl BuiltinScenario {
-    pub fn name(self) -> &'static str {
-        match self {
-            BuiltinScenario::Get => "get",
-            BuiltinScenario::Post => "post",
-            BuiltinScenario::Hello => "hello",
-        }
+kind! {
+    /// A published comparison, reproduced with its own method (`--preset`); its method and figures are in
+    /// `presets.rs`.
+    Preset {
+        /// fairpair's own defaults (wrk, pinned, one core each, 50 and 300 connections).
+        Fairpair = "fairpair",
+        /// "Node.js vs Go for a JSON API": autocannon sharing the machine, 50 and 300 connections, 15 s, memory ×3.
+        Article = "article",
+        /// "Go goroutines vs Node cluster": wrk at 1,000 connections against a hello-world route, one thread and all.
+        Wrk = "wrk",
+        /// "Node vs Go, hello world": ab against a hello-world route, 1 and 100 concurrent requests, one core.
+        AbHello = "ab-hello",
+        /// "Node.js vs Spring Boot": bombardier against a hello-world route at 50, 100 and 200 connections.
+        Bombardier = "bombardier",
     }
-
-    pub fn from_name(name: &str) -> Option<BuiltinScenario> {
-        BuiltinScenario::from_str(name, false).ok()
-    }
-}
-
-/// A published comparison, reproduced with its own method (`--preset`); its method and figures are in `presets.rs`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Preset {
-    /// fairpair's own defaults (wrk, pinned, one core each, 50 and 300 connections).
-    Fairpair,
-    /// "Node.js vs Go for a JSON API": autocannon sharing the machine, 50 and 300 connections, 15 s, memory ×3.
-    Article,
-    /// "Go goroutines vs Node cluster": wrk at 1,000 connections against a hello-world route, one thread and all.
-    Wrk,
-    /// "Node vs Go, hello world": ab against a hello-world route, 1 and 100 concurrent requests, one core.
-    AbHello,
-    /// "Node.js vs Spring Boot": bombardier against a hello-world route at 50, 100 and 200 connections.
-    Bombardier,
 }
 
 impl Preset {
-    pub fn name(self) -> &'static str {
-        match self {
-            Preset::Fairpair => "fairpair",
-            Preset::Article => "article",
-            Preset::Wrk => "wrk",
-            Preset::AbHello => "ab-hello",
-            Preset::Bombardier => "bombardier",
-        }
-    }
-
     /// The preset named in a recorded command line (`--preset NAME` or `--preset=NAME`): how a file written before
     /// `settings.preset` existed tells its preset.
     pub fn from_argv(argv: &[String]) -> Option<Preset> {
@@ -130,7 +100,7 @@ impl Preset {
             Some(rest) => rest.strip_prefix('='),
             None => None,
         })?;
-        Preset::from_str(value, true).ok()
+        Preset::from_name(value)
     }
 }
 
@@ -179,18 +149,6 @@ impl std::fmt::Display for Method {
     }
 }
 
-/// Each kind is written as its name.
-macro_rules! display_as_name {
-    ($($kind:ty),*) => {$(
-        impl std::fmt::Display for $kind {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.name())
-            }
-        }
-    )*};
-}
-display_as_name!(Tool, BuiltinSubject, BuiltinScenario, Preset);
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,11 +166,12 @@ mod tests {
         check(BuiltinScenario::name);
         check(Preset::name);
         for t in Tool::ALL {
-            assert_eq!(serde_json::to_string(&t).unwrap(), format!("\"{}\"", t.name()));
+            assert_eq!(serde_json::to_string(t).unwrap(), format!("\"{t}\""));
         }
-        for p in Preset::value_variants() {
-            assert_eq!(serde_json::to_string(p).unwrap(), format!("\"{}\"", p.name()));
+        for p in Preset::ALL {
+            assert_eq!(serde_json::to_string(p).unwrap(), format!("\"{p}\""));
         }
+        assert_eq!(BuiltinSubject::from_name("node-cluster"), Some(BuiltinSubject::NodeCluster));
         assert_eq!(Method::from_name("PUT"), Method::Other("PUT".into()));
         assert!(Method::from_name("GET") == Method::Get && !Method::Get.writes() && Method::Post.writes());
     }

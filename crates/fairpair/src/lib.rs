@@ -1,4 +1,4 @@
-//! fairpair: load two implementations of the same API identically, and report what differs.
+//! fairpair: load implementations of the same API (Rust, Node, Go, or your own) identically, and report what differs.
 //!
 //! The harness behind `fairpair verify`, `fairpair run` and `fairpair report` (the CLI is `src/main.rs`). Data flows
 //! one way through one module per stage:
@@ -19,20 +19,25 @@
 //! processes: start, wait for the first 200, pin, stop the whole process group), `host.rs` (where they run: this
 //! machine, or a server host over OpenSSH, `--server-host`), `tools/` (the load tools behind one
 //! trait, each recording its exact command), `procstat.rs` (CPU time and memory of process trees from `/proc`),
-//! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema.rs` (the `benchmark.json`
+//! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema/` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
-//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side), `text.rs` (how numbers and durations are written),
+//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side) and `gate.rs` (which of
+//! their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric Format, a
+//! comparison as JSON), `text.rs` (how numbers and durations are written),
 //! `kinds.rs` (the enums of the names a run is made of: tools, built-in subjects and scenarios, presets, methods),
 //! `presets.rs` (the published studies' methods and figures).
 //!
 //! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
 
 pub mod args;
+pub mod capacity;
 pub mod charts;
 pub mod compare;
 pub mod diagnose;
 pub mod env;
 pub mod execute;
+pub mod export;
+pub mod gate;
 pub mod host;
 pub mod kinds;
 pub mod measure;

@@ -5,6 +5,7 @@
 //! - `fairpair run [--quick] [--subjects rust,node] …` — verify, measure, write `results/benchmark.json` and the report.
 //! - `fairpair report results/benchmark.json` — regenerate `report.md` and the charts from a results file.
 //! - `fairpair report --compare OLD.json NEW.json [--fail-on-regression]` — two runs side by side, Markdown on stdout.
+//! - `fairpair report results/benchmark.json --export csv|bmf FILE` — the figures for a spreadsheet or Bencher.
 //!
 //! Exit status: 0 success, 1 a failed verification or run (or, with `--fail-on-regression`, a figure worse beyond
 //! the noise), 2 bad input (one line on stderr).
@@ -16,7 +17,7 @@ use clap::{Parser, Subcommand};
 use fairpair::args::RunArgs;
 use fairpair::plan::{Plan, ServerSide};
 use fairpair::schema::FlagKind;
-use fairpair::{UsageError, compare, execute, report, verify};
+use fairpair::{UsageError, compare, execute, export, gate, report, verify};
 
 #[derive(Parser)]
 #[command(
@@ -62,9 +63,26 @@ enum Cmd {
         /// compare.html in --out), a one-line count on stderr.
         #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "file")]
         compare: Option<Vec<PathBuf>>,
-        /// With --compare: exit with status 1 when a figure got worse beyond the measured noise.
+        /// With --compare: the comparison as `markdown` (for people) or `json` (every figure, for a script); the
+        /// exit status is the same either way.
+        #[arg(long, value_enum)]
+        format: Option<CompareFormat>,
+        /// With --compare: exit with status 1 when a figure got worse beyond the noise. Every compared figure is
+        /// considered (throughput, p50, p99, server CPU per request; the capacity at the latency objective; idle and
+        /// after-load RSS, start-up); one fails
+        /// when the min–max ranges of its repeats in the two files do not overlap, it is worse by at least
+        /// --threshold, and it is a value in both files: a throughput, latency or capacity that is a bound (loader-limited,
+        /// or loader-bound) never fails it on its own.
         #[arg(long)]
         fail_on_regression: bool,
+        /// With --fail-on-regression: a figure worse beyond the noise by less than this share of its old median is
+        /// tolerated, e.g. 5% [default: 0%].
+        #[arg(long, value_name = "PERCENT", requires = "fail_on_regression")]
+        threshold: Option<String>,
+        /// Write the figures for other tools instead of the report files: FORMAT `csv` (a row per figure) or `bmf`
+        /// (Bencher Metric Format) to FILE (`-` for stdout).
+        #[arg(long, num_args = 2, value_names = ["FORMAT", "FILE"], conflicts_with_all = ["compare", "out"])]
+        export: Option<Vec<String>>,
     },
 }
 
@@ -154,11 +172,28 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::FAILURE)
         }
-        Cmd::Report { compare: Some(files), fail_on_regression, out, .. } => {
-            compare_files(&files[0], &files[1], out.as_deref(), fail_on_regression)
+        Cmd::Report { compare: Some(files), fail_on_regression, threshold, format, out, .. } => {
+            let threshold = threshold.map_or(Ok(0.0), |t| gate::parse_threshold(&t)).map_err(fairpair::usage)?;
+            let gate = fail_on_regression.then_some(threshold);
+            compare_files(&files[0], &files[1], out.as_deref(), format.unwrap_or(CompareFormat::Markdown), gate)
         }
         Cmd::Report { fail_on_regression: true, .. } => {
             Err(fairpair::usage("--fail-on-regression needs --compare OLD.json NEW.json"))
+        }
+        Cmd::Report { format: Some(_), .. } => Err(fairpair::usage("--format needs --compare OLD.json NEW.json")),
+        Cmd::Report { file, export: Some(export), .. } => {
+            let file = file.expect("clap requires a file without --compare");
+            let format = <export::Format as clap::ValueEnum>::from_str(&export[0], true)
+                .map_err(|_| fairpair::usage(format!("--export wants csv or bmf, got {:?}", export[0])))?;
+            let text = export::export(&report::load(&file)?, format);
+            if export[1] == "-" {
+                print!("{text}");
+            } else {
+                std::fs::write(&export[1], text)
+                    .map_err(|e| fairpair::usage(format!("cannot write {}: {e}", export[1])))?;
+                eprintln!("fairpair: wrote {}", export[1]);
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Cmd::Report { file, out, .. } => {
             let file = file.expect("clap requires a file without --compare");
@@ -180,15 +215,33 @@ fn paths(files: &[PathBuf]) -> String {
     }
 }
 
-/// `report --compare`: the Markdown on stdout (redirect it to keep it), or compare.md and compare.html in `--out`;
-/// the verdict counts on stderr.
-fn compare_files(old: &Path, new: &Path, out: Option<&Path>, fail_on_regression: bool) -> anyhow::Result<ExitCode> {
+/// `report --compare`: the comparison on stdout (Markdown or JSON: redirect it to keep it), or in `--out` as
+/// compare.md and compare.html (and compare.json with `--format json`); the verdict counts and the gate's failures on
+/// stderr. `gate` is the threshold of `--fail-on-regression`, when given.
+fn compare_files(
+    old: &Path,
+    new: &Path,
+    out: Option<&Path>,
+    format: CompareFormat,
+    gate: Option<f64>,
+) -> anyhow::Result<ExitCode> {
     let (a, b) = (report::load(old)?, report::load(new)?);
     let c = compare::compare(&a, &b);
-    let doc = compare::document(&old.display().to_string(), &new.display().to_string(), &a, &b, &c);
-    match out {
-        Some(dir) => eprintln!("fairpair: wrote {}", paths(&report::write_document(&doc, dir, "compare")?)),
-        None => print!("{}", report::markdown(&doc)),
+    let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
+    let json = || export::json::comparison(&old_name, &new_name, &a, &b, gate.unwrap_or(0.0));
+    let doc = compare::document(&old_name, &new_name, &a, &b, &c);
+    match (out, format) {
+        (None, CompareFormat::Markdown) => print!("{}", report::markdown(&doc)),
+        (None, CompareFormat::Json) => print!("{}", json()),
+        (Some(dir), format) => {
+            let mut files = report::write_document(&doc, dir, "compare")?;
+            if format == CompareFormat::Json {
+                let path = dir.join("compare.json");
+                std::fs::write(&path, json()).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+                files.push(path);
+            }
+            eprintln!("fairpair: wrote {}", paths(&files));
+        }
     }
     eprintln!(
         "fairpair: {} figures compared: {} worse beyond the noise, {} better, {} within the noise, {} without a verdict",
@@ -198,7 +251,27 @@ fn compare_files(old: &Path, new: &Path, out: Option<&Path>, fail_on_regression:
         c.count(compare::Change::WithinNoise),
         c.count(compare::Change::NoiseUnknown)
     );
-    Ok(if fail_on_regression && c.regressions() > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    let Some(threshold) = gate else { return Ok(ExitCode::SUCCESS) };
+    let failures = gate::failures(&c, threshold);
+    for r in &failures {
+        let place = r.cell.as_ref().map_or("memory".into(), |(s, n)| format!("{s} at {n} connections"));
+        let worse = gate::worsening(r).map_or(String::new(), |w| format!(", {:.1} % worse", w * 100.0));
+        eprintln!("fairpair: REGRESSION {} {place}: {}{worse}", r.subject, r.metric.label());
+    }
+    let tolerated = c.regressions() - failures.len();
+    if tolerated > 0 {
+        eprintln!(
+            "fairpair: {tolerated} figure(s) worse beyond the noise tolerated by the gate (a bound, or under --threshold)"
+        );
+    }
+    Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// How `report --compare` writes the comparison.
+#[derive(Clone, Copy, PartialEq, clap::ValueEnum)]
+enum CompareFormat {
+    Markdown,
+    Json,
 }
 
 /// Which tool the open-loop phase will use, as the plan chose it. Printed by `--dry-run`, so a setup can be checked
@@ -206,8 +279,9 @@ fn compare_files(old: &Path, new: &Path, out: Option<&Path>, fail_on_regression:
 fn open_loop_tool(plan: &Plan) -> &'static str {
     use fairpair::kinds::Tool;
     match plan.open_loop_tool {
+        _ if plan.capacity.is_some() => "oha, for the capacity search (latencies corrected for coordinated omission)",
         _ if plan.settings.open_loop_fractions.is_empty() => {
-            "none: the open-loop phase is disabled (--open-loop-rates 0)"
+            "none: no capacity search and no fixed-fraction open-loop runs"
         }
         Some(Tool::Oha) => "oha (latencies corrected for coordinated omission)",
         Some(Tool::Autocannon) => "autocannon (not corrected for coordinated omission; oha is not installed)",
@@ -258,12 +332,20 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
     }
     for m in &b.memory_summaries {
         println!(
-            "{:<20} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({} processes), start-up {:.0} ms",
+            "{:<20} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({}), start-up {:.0} ms",
             m.subject,
             m.idle_rss_kib.median / 1024.0,
             m.after_rss_kib.median / 1024.0,
-            m.processes,
+            fairpair::text::count(u64::from(m.processes), "process"),
             m.startup_ms.median
         );
+    }
+    // The report's summary, in the same words: what the figures above say, and how far to trust each.
+    let verdicts = report::verdict_lines(b);
+    if !verdicts.is_empty() {
+        println!();
+    }
+    for line in verdicts {
+        println!("{line}");
     }
 }

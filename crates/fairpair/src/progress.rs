@@ -3,7 +3,7 @@
 //! otherwise.
 //!
 //! The bar measures the plan's own time estimate: its length is [`Estimate::total`], and each finished run advances it
-//! by that run's share of the estimate ([`Estimate::per_run`]). Both come from `plan.rs`, so the bar and the printed
+//! by that run's share of the estimate ([`Estimate::per_run`]). Both come from `plan/`, so the bar and the printed
 //! estimate cannot drift apart.
 
 use std::time::Duration;
@@ -21,6 +21,8 @@ pub enum Phase {
     Load,
     OpenLoop,
     Memory,
+    /// One step of the capacity search.
+    Capacity,
 }
 
 /// The progress bar, or plain lines when stderr is not a terminal.
@@ -67,6 +69,7 @@ impl Progress {
             Phase::Load => self.per_run.load,
             Phase::OpenLoop => self.per_run.open_loop,
             Phase::Memory => self.per_run.memory,
+            Phase::Capacity => self.per_run.capacity_step,
         };
         self.bar.inc(ticks(each * runs as f64));
     }

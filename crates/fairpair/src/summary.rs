@@ -2,7 +2,7 @@
 //! are in; `report` calls [`summarise`] again to upgrade a version 1 file. Nothing here runs anything or reads the
 //! machine, so every rule is tested on records made up in the tests.
 //!
-//! A new flag goes here: a [`FlagKind`] in `schema.rs`, its threshold as a constant below, and its rule in [`flags`].
+//! A new flag goes here: a [`FlagKind`] in `schema/summaries.rs`, its threshold as a constant below, and its rule in [`flags`].
 
 use crate::schema::*;
 use crate::stats::Stat;

@@ -21,6 +21,15 @@ pub fn thousands(v: f64) -> String {
     if n < 0 { format!("-{out}") } else { out }
 }
 
+/// A count with its noun, singular for one: `1 run`, `3 runs`, `1 process`, `2 processes`.
+pub fn count(n: u64, noun: &str) -> String {
+    match (n, noun.ends_with('s')) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 /// A figure: thousands separators from 1,000 up, two decimals below (`45,123`, `0.48`).
 pub fn number(v: f64) -> String {
     if v.abs() >= 1000.0 { thousands(v) } else { format!("{v:.2}") }
@@ -36,6 +45,13 @@ mod tests {
         assert_eq!(thousands(999.0), "999");
         assert_eq!(thousands(1_000_000.0), "1,000,000");
         assert_eq!(thousands(-1234.0), "-1,234");
+    }
+
+    #[test]
+    fn counts_agree_with_their_nouns() {
+        assert_eq!([count(1, "run"), count(3, "run")], ["1 run", "3 runs"]);
+        assert_eq!([count(1, "process"), count(2, "process")], ["1 process", "2 processes"]);
+        assert_eq!(count(0, "repeat"), "0 repeats");
     }
 
     #[test]

@@ -142,6 +142,24 @@ pub fn tally_line(results: &[CaseResult]) -> String {
     }
 }
 
+/// The rules of the two routes every users-API server answers: its health check and reading a seeded user.
+const ROUTE_RULES: [&str; 2] = ["get-health", "get-user"];
+
+/// Said first when [`not_the_api`]: a hundred failed rules are the wrong answer to "is this the right server?".
+pub const NOT_THE_API: &str = "no /health and no /users route answered as the contract says: is this the users API?";
+
+/// Whether the server answered, but neither `/health` nor `/users/{id}` as the contract says: every case of those
+/// rules that ran failed on what came back (a `Response` mismatch), none for want of an answer. A server that is gone
+/// fails them differently (`NoResponse`, `NotRun`), and one that implements the API gets at least one of them right.
+pub fn not_the_api(results: &[CaseResult]) -> bool {
+    let routes: Vec<&CaseResult> = results
+        .iter()
+        .filter(|r| contract::cases().iter().any(|c| c.name == r.name && ROUTE_RULES.contains(&c.rule_id.as_str())))
+        .collect();
+    let wrong = |r: &&CaseResult| matches!(&r.verdict, Verdict::Failed(m) if m.iter().all(|x| matches!(x, Mismatch::Response(_))));
+    !routes.is_empty() && routes.iter().all(wrong)
+}
+
 /// Parses `http://HOST:PORT[/]` into an address to connect to.
 pub fn parse_url(url: &str) -> Result<SocketAddr> {
     let rest = url
@@ -176,10 +194,16 @@ pub fn verify_url(url: &str, level: Level, verbose: bool, on_silence: OnSilence)
         let results = run_some(addr, &Requires::default(), on_silence, |c| c.level <= level, &mut |r, took| {
             println!("{r} ({} ms)", took.as_millis());
         });
+        if not_the_api(&results) {
+            println!("{NOT_THE_API}");
+        }
         println!("{}", tally_line(&results));
         results
     } else {
         let results = run_some(addr, &Requires::default(), on_silence, |c| c.level <= level, &mut |_, _| {});
+        if not_the_api(&results) {
+            println!("{NOT_THE_API}");
+        }
         print_by_rule(&results, &mut std::io::stdout())?;
         results
     };
@@ -242,6 +266,9 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> 
         }
     }
     let mut notes = Vec::new();
+    if not_the_api(&results) {
+        notes.push(NOT_THE_API.to_string());
+    }
     if spec.per_worker_store {
         let tolerated = tolerate_roundtrips(&mut results);
         if tolerated > 0 {
@@ -378,6 +405,29 @@ mod tests {
         assert!(want > 50 && want < contract::cases().len());
         let names: Vec<&str> = api.iter().map(|r| r.name.as_str()).collect();
         assert!(names.contains(&"get-seeded-user") && !names.contains(&"raw-missing-host-400"));
+    }
+
+    #[test]
+    fn a_server_answering_neither_route_is_told_it_may_not_be_the_api() {
+        let result = |name: &str, m: Option<Mismatch>| CaseResult {
+            name: name.into(),
+            verdict: m.map_or(Verdict::Passed, |m| Verdict::Failed(vec![m])),
+            outcome: None,
+        };
+        let wrong = || Some(Mismatch::Response("status: expected 200, got 404".into()));
+        let routes = ["get-health", "get-seeded-user", "get-first-user", "get-last-seeded-user"];
+        // A static file server: every route case answered, wrongly; other cases do not matter.
+        let mut results: Vec<CaseResult> = routes.iter().map(|n| result(n, wrong())).collect();
+        results.push(result("get-zero-id", None));
+        assert!(not_the_api(&results));
+        // One route right: the users API with bugs, not another program.
+        results[0] = result("get-health", None);
+        assert!(!not_the_api(&results));
+        // No answer is another diagnosis (the server is gone), and so is a run without the route cases.
+        let silent: Vec<CaseResult> =
+            routes.iter().map(|n| result(n, Some(Mismatch::NoResponse("refused".into())))).collect();
+        assert!(!not_the_api(&silent));
+        assert!(!not_the_api(&[result("get-zero-id", wrong())]));
     }
 
     #[test]

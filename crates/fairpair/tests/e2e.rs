@@ -116,7 +116,7 @@ fn preflight_measures_the_loader_and_sizes_the_store() {
     // The store is preflight's own value; the settings keep what was asked (nothing), each run records its store.
     let store = preflight.store.as_ref().expect("sized from a measured POST rate");
     assert!(preflight.post_calibration.iter().any(|c| c.subject == store.from_subject));
-    assert_eq!(bench.settings.post_max_users, 0, "not given: the settings say so, not preflight's figure");
+    assert_eq!(bench.settings.post_max_users, None, "not given: the settings say so, not preflight's figure");
     // The first POST run starts with preflight's store; it grows only on the run after one that filled it.
     let post: Vec<_> = bench.runs.iter().filter(|r| r.scenario == "post").collect();
     assert_eq!(post[0].max_users, Some(store.max_users), "{:?}", post[0]);
@@ -171,7 +171,7 @@ fn a_post_run_into_a_full_store_is_rerun_with_a_larger_one() {
     assert!(rerun.max_users.unwrap() >= 40_000, "{rerun:?}");
     assert_eq!((rerun.unexpected_responses, rerun.left_out.as_deref()), (0, None), "{rerun:?}");
     // What was recorded agrees: the settings and preflight's store say what the first run got; the rerun says its own.
-    assert_eq!(bench.settings.post_max_users, 10_000);
+    assert_eq!(bench.settings.post_max_users, Some(10_000));
     assert_eq!(bench.preflight.as_ref().and_then(|p| p.store.as_ref()).map(|s| s.max_users), Some(10_000));
     let s = &bench.summaries[0];
     assert_eq!((s.requests_per_sec.n, s.left_out_runs, s.non_2xx), (1, 1, 0));

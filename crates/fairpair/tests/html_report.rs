@@ -1,9 +1,10 @@
 //! The HTML report in a real browser. Every committed result under `docs/results` that has a `benchmark.json` (and
 //! the golden fixture) is rendered with `report::write`; headless Chromium (Debian's `chromium`) then takes
-//! screenshots at a phone's width (390 px) and a laptop's (1280 px) and dumps the DOM it built. The test fails when a
-//! screenshot is blank (one colour, or next to nothing drawn), when the DOM does not hold as many `<table>`s (each
-//! with a `<thead>`) and inline `<svg>` charts as the benchmark calls for, counted from the benchmark itself, or when
-//! the page is wider than the phone's screen.
+//! screenshots at a phone's width (390 px) and a laptop's (1280 px) and dumps the DOM it built at each. The test fails
+//! when a screenshot is blank (one colour, or next to nothing drawn), when the DOM does not hold as many `<table>`s
+//! (each with a `<thead>`) and inline `<svg>` charts as the benchmark calls for, counted from the benchmark itself,
+//! when the page is wider than the screen at either width (it would scroll sideways), or when, at 1280 px, the
+//! summary's table does not end within the first screen (800 px) or the throughput table hides columns.
 //!
 //! Run with `cargo test -p fairpair --test html_report`. Without `chromium` on `PATH` the browser tests are listed as
 //! skipped (`.ci/run` installs it). The checks themselves are seen to fail on a broken page: a blank PNG, a DOM
@@ -26,6 +27,9 @@ const CHROMIUM_TIME_LIMIT: Duration = Duration::from_secs(60);
 
 /// The widths the report must read well at: a phone and a laptop.
 const WIDTHS: [u32; 2] = [390, 1280];
+
+/// The first screen's height at a laptop's width (1280×800): the summary's table must end within it.
+const FIRST_SCREEN: u32 = 800;
 
 /// A drawn page has text, tables and charts in at least this share of its pixels; a blank one (white, or the
 /// browser's error page's grey) has next to none.
@@ -77,15 +81,36 @@ fn expected(b: &Benchmark) -> Counts {
     cells.dedup();
     let measured = !cells.is_empty();
     let published = b.settings.preset_used().is_some_and(|p| p.study().is_some() && !p.published().is_empty());
+    // The summary: a table of the cells when a subject was measured beside the baseline, and one of memory and
+    // start-up when both were measured in the memory phase.
+    let base = report::baseline(b);
+    let others: Vec<&str> = b
+        .subjects
+        .iter()
+        .filter(|s| !s.get_only && Some(s.name.as_str()) != base)
+        .map(|s| s.name.as_str())
+        .filter(|n| b.runs.iter().any(|r| r.subject == *n))
+        .collect();
+    let memory = |n: &str| b.memory_summaries.iter().any(|m| m.subject == n);
+    let summary = usize::from(measured && !others.is_empty())
+        + usize::from(base.is_some_and(memory) && others.iter().any(|n| memory(n)));
     let tables = 2
+        + summary
         + usize::from(b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty()))
         + 3 * usize::from(measured)
         + usize::from(!b.open_loop.is_empty())
         + usize::from(!b.memory_summaries.is_empty())
         + usize::from(published)
         // A two-host run describes its server host in a table of its own, and the network path in another.
-        + 2 * usize::from(b.two_hosts.is_some());
-    let svgs = usize::from(measured) * (1 + 2 * cells.len()) + usize::from(!b.memory_summaries.is_empty());
+        + 2 * usize::from(b.two_hosts.is_some())
+        // The capacity search: its capacities and its steps.
+        + 2 * usize::from(b.capacity.is_some());
+    // One capacity chart per scenario searched.
+    let mut searched: Vec<&str> =
+        b.capacity.iter().flat_map(|c| c.searches.iter().map(|s| s.scenario.as_str())).collect();
+    searched.dedup();
+    let svgs =
+        usize::from(measured) * (1 + 2 * cells.len()) + usize::from(!b.memory_summaries.is_empty()) + searched.len();
     Counts { tables, svgs }
 }
 
@@ -173,13 +198,26 @@ fn chromium(page: &Path, args: &[String], scratch: &Path) -> Result<String, Stri
 
 /// Every check on one page: the DOM's counts and its width at a phone's width, then a screenshot at each width.
 fn check_page(page: &Path, want: Counts, scratch: &Path) -> Result<(), String> {
-    let phone = WIDTHS[0];
     let probe = scratch.join("probe.html");
     let html = std::fs::read_to_string(page).map_err(|e| format!("{}: {e}", page.display()))?;
-    std::fs::write(&probe, html.replace("</body>", &format!("{}</body>", width_probe(phone)))).unwrap();
-    let dom = chromium(&probe, &["--dump-dom".to_string()], scratch)?;
-    check_dom(&dom, want)?;
-    check_width(&dom, phone)?;
+    for width in WIDTHS {
+        std::fs::write(&probe, html.replace("</body>", &format!("{}</body>", width_probe(width)))).unwrap();
+        let args = ["--dump-dom".to_string(), format!("--window-size={width},{FIRST_SCREEN}")];
+        let dom = chromium(&probe, &args, scratch)?;
+        check_dom(&dom, want)?;
+        check_width(&dom, width).map_err(|e| format!("at {width} px: {e}"))?;
+        if width == WIDTHS[1] {
+            check_summary(&dom, FIRST_SCREEN)?;
+            // At a laptop's width the throughput table fits: none of its columns (the ratios last) hidden.
+            match probed(&dom, "throughput-hidden") {
+                Some(hidden) if hidden > 0 => {
+                    return Err(format!("at {width} px the throughput table hides {hidden} px of its columns"));
+                }
+                None => return Err("the probe wrote no throughput width".into()),
+                Some(_) => {}
+            }
+        }
+    }
     for width in WIDTHS {
         let shot = scratch.join(format!("screenshot-{width}.png"));
         let _ = std::fs::remove_file(&shot);
@@ -192,25 +230,47 @@ fn check_page(page: &Path, want: Counts, scratch: &Path) -> Result<(), String> {
 }
 
 /// Appended to a copy of the page (the page itself has no script) for the DOM dump: lays the body out `width`
-/// pixels wide and writes how wide its content is into an `<output>` element. The body is narrowed rather than the
-/// window because headless Chromium's `--dump-dom` lays pages out at least 500 px wide, whatever `--window-size`
-/// says; the stylesheet has no width-dependent rules, so a narrow body is what a phone shows.
+/// pixels wide and writes into `<output>` elements how wide its content is and where the summary's first table ends
+/// (its bottom edge, in pixels from the top of the page). The body is narrowed as well as the window because
+/// headless Chromium's `--dump-dom` lays pages out at least 500 px wide, whatever `--window-size` says; the
+/// stylesheet's one width-dependent rule (the summary as cards) starts below 640 px, so it holds at 500 px too.
 fn width_probe(width: u32) -> String {
     format!(
-        "<style>body{{width:{width}px}}</style><script>document.body.insertAdjacentHTML('beforeend', \
-         '<output id=\"page-width\">' + document.body.scrollWidth + '</output>')</script>"
+        "<style>body{{width:{width}px}}</style><script>\
+         let t = document.getElementById('summary'); while (t && !(t.querySelector && t.querySelector('table'))) \
+         t = t.nextElementSibling; \
+         let bottom = t ? Math.ceil(t.getBoundingClientRect().bottom + window.scrollY) : -1; \
+         let h = document.getElementById('throughput-requests-s'); while (h && !h.classList.contains('table')) \
+         h = h.nextElementSibling; \
+         let hidden = h ? h.scrollWidth - h.clientWidth : 0; \
+         document.body.insertAdjacentHTML('beforeend', '<output id=\"page-width\">' + document.body.scrollWidth + \
+         '</output><output id=\"summary-bottom\">' + bottom + '</output><output id=\"throughput-hidden\">' + \
+         hidden + '</output>')</script>"
     )
+}
+
+/// A number the probe wrote into `<output id="ID">`; the last occurrence, as the first is in the probe's source.
+fn probed(dom: &str, id: &str) -> Option<i64> {
+    let open = format!("<output id=\"{id}\">");
+    dom.rsplit_once(open.as_str()).and_then(|(_, rest)| rest.split_once('<')).and_then(|(n, _)| n.parse().ok())
+}
+
+/// The summary's table must end within the first screen.
+fn check_summary(dom: &str, screen: u32) -> Result<(), String> {
+    match probed(dom, "summary-bottom") {
+        None => Err("the probe wrote no summary position".into()),
+        Some(-1) => Err("the page has no summary table".into()),
+        Some(bottom) if bottom > i64::from(screen) => {
+            Err(format!("the summary's table ends {bottom} px down: below the first screen ({screen} px)"))
+        }
+        Some(_) => Ok(()),
+    }
 }
 
 /// The width the probe recorded must not exceed the window's: tables scroll inside their own box, charts shrink.
 fn check_width(dom: &str, window: u32) -> Result<(), String> {
-    // The last occurrence: the first is in the probe's own source.
-    let width = dom
-        .rsplit_once("<output id=\"page-width\">")
-        .and_then(|(_, rest)| rest.split_once('<'))
-        .and_then(|(n, _)| n.parse::<u32>().ok())
-        .ok_or("the width probe wrote nothing")?;
-    if width > window {
+    let width = probed(dom, "page-width").ok_or("the width probe wrote nothing")?;
+    if width > i64::from(window) {
         return Err(format!("the page is {width} px wide on a {window} px screen: it scrolls sideways as a whole"));
     }
     Ok(())
@@ -308,11 +368,19 @@ fn a_page_wider_than_the_phone_is_rejected() {
 }
 
 #[test]
+fn a_summary_below_the_first_screen_is_rejected() {
+    assert_eq!(check_summary("<output id=\"summary-bottom\">640</output>", 800), Ok(()));
+    assert!(check_summary("<output id=\"summary-bottom\">1900</output>", 800).unwrap_err().contains("1900 px down"));
+    assert!(check_summary("<output id=\"summary-bottom\">-1</output>", 800).unwrap_err().contains("no summary"));
+    assert!(check_summary("<main></main>", 800).is_err(), "no probe output is a failure, not a pass");
+}
+
+#[test]
 fn the_counts_come_from_the_benchmark() {
-    // The golden run: environment, subjects, throughput, latency, CPU, open loop, memory; throughput, one cell's
-    // latency bars and spectrum, memory.
+    // The golden run: the summary's two (cells, memory), environment, subjects, throughput, latency, CPU, open loop,
+    // memory; throughput, one cell's latency bars and spectrum, memory.
     let bench = report::load(&golden()).unwrap();
-    assert_eq!(expected(&bench), Counts { tables: 7, svgs: 4 });
+    assert_eq!(expected(&bench), Counts { tables: 9, svgs: 4 });
     let html = report_html(&bench, "html-report-counts");
     assert_eq!(check_dom(&html, expected(&bench)), Ok(()));
 }

@@ -1,5 +1,5 @@
-//! The README's "Compare your own service" recipe, run on its worked example (`docs/examples/users_service.py`, a
-//! Python `http.server`): `fairpair verify --level api` passes and the full contract does not, and a tiny `fairpair run`
+//! The recipe of docs/own-service.md, run on its worked example (`docs/examples/users_service.py`, a Python
+//! `http.server`): `fairpair verify --level api` passes and the full contract does not, and a tiny `fairpair run`
 //! measures it twice, once writing each response in one piece and once with `--split-writes` (head, then body,
 //! without `TCP_NODELAY`), where the report must diagnose Nagle with delayed ACK and only there. Needs python3 and
 //! wrk (CI has both); fails, rather than passes, without them.
@@ -15,7 +15,7 @@ use fairpair::schema::Benchmark;
 
 fn example() -> PathBuf {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/users_service.py");
-    assert!(path.is_file(), "{} not found: the README's worked example", path.display());
+    assert!(path.is_file(), "{} not found: the worked example of docs/own-service.md", path.display());
     path.canonicalize().unwrap()
 }
 

@@ -72,7 +72,8 @@ fn version_2_files_are_read_and_version_1_files_upgraded() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut bench = report::load(&golden_dir().join("benchmark.json")).unwrap();
     assert_eq!((bench.schema_version, bench.preflight.is_none()), (1, true));
-    bench.schema_version = fairpair::schema::SCHEMA_VERSION;
+    // A version 2 file (before the capacity search) is still read, as a version 3 file is.
+    bench.schema_version = 2;
     let path = dir.join("v2.json");
     std::fs::write(&path, serde_json::to_string(&bench).unwrap()).unwrap();
     let again = report::load(&path).unwrap();
@@ -91,8 +92,76 @@ fn files_of_another_schema_version_are_refused() {
     let path = dir.join("old.json");
     std::fs::write(&path, text.replacen("\"schema_version\": 1", "\"schema_version\": 0", 1)).unwrap();
     let e = report::load(&path).unwrap_err().to_string();
-    assert!(e.contains("schema version 0, this fairpair reads versions 1 and 2"), "{e}");
-    std::fs::write(&path, text.replacen("\"schema_version\": 1", "\"schema_version\": 3", 1)).unwrap();
-    assert!(report::load(&path).unwrap_err().to_string().contains("schema version 3"));
+    assert!(e.contains("schema version 0, this fairpair reads versions 1 to 3"), "{e}");
+    std::fs::write(&path, text.replacen("\"schema_version\": 1", "\"schema_version\": 4", 1)).unwrap();
+    assert!(report::load(&path).unwrap_err().to_string().contains("schema version 4"));
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Every `benchmark.json` committed under docs/results, and the golden fixture.
+fn every_result() -> Vec<PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.ends_with("benchmark.json") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = vec![golden_dir().join("benchmark.json")];
+    walk(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/results"), &mut out);
+    out.sort();
+    out
+}
+
+/// The words a summary cell may use to say how far to trust its ratio; one of them in every cell.
+const TRUST: [&str; 7] = [
+    "(beyond the noise)",
+    "(within the noise)",
+    "(a lower bound: ",
+    "(an upper bound: ",
+    "(both held by the loader)",
+    "left out: ",
+    "(one run: noise not measured)",
+];
+
+#[test]
+fn every_report_opens_with_its_summary_and_every_verdict_says_how_far_to_trust_it() {
+    let files = every_result();
+    assert!(files.len() >= 3, "{files:?}");
+    for file in files {
+        let (md, _) = report::render(&report::load(&file).unwrap());
+        let sections: Vec<&str> = md.split("\n## ").collect();
+        assert!(sections[0].starts_with("# fairpair report"), "{}", file.display());
+        let summary = sections[1];
+        assert!(summary.starts_with("Summary\n"), "{}: the first section is not the summary", file.display());
+        let rows: Vec<&str> = summary.lines().filter(|l| l.starts_with('|') && !l.starts_with("|---")).collect();
+        // Two tables (per cell, then memory), each a header row and at least one row.
+        assert!(rows.len() >= 2, "{}: no summary table:\n{summary}", file.display());
+        let cells: Vec<&str> = rows
+            .iter()
+            .filter(|r| !r.contains("| throughput |") && !r.contains("| idle RSS |"))
+            .flat_map(|r| r.trim_matches('|').split(" | ").skip(1))
+            .collect();
+        assert!(!cells.is_empty(), "{}", file.display());
+        for cell in cells {
+            assert!(TRUST.iter().any(|w| cell.contains(w)), "{}: {cell:?} says nothing of the noise", file.display());
+        }
+    }
+}
+
+#[test]
+fn the_console_ends_with_the_summary_s_verdicts() {
+    let bench = report::load(&golden_dir().join("benchmark.json")).unwrap();
+    let lines = report::verdict_lines(&bench);
+    let (md, _) = report::render(&bench);
+    assert!(
+        lines[0].starts_with("beta (UNVERIFIED) / alpha (UNVERIFIED), get, 8 connections: throughput 0.88× (within"),
+        "{lines:?}"
+    );
+    // The same words as the report's summary table.
+    assert!(md.contains("| get, 8 connections | 0.88× (within the noise) |"), "{md}");
+    assert!(lines.iter().any(|l| l.contains("memory and start-up: idle RSS 1.00× (within the noise)")), "{lines:?}");
 }

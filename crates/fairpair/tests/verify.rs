@@ -72,6 +72,8 @@ fn by_default_a_wrong_server_gets_one_line_per_failing_rule() {
     assert!(rules.len() > 10 && rules.len() <= ids.len(), "{} rule lines:\n{stdout}", rules.len());
     assert!(rules.iter().any(|l| l.starts_with("FAIL  get-user: 3 of 3 cases (")), "{stdout}");
     assert!(stdout.lines().next().unwrap().starts_with("contract level full: "), "{stdout}");
+    // Before the rules, the likely reason for all of them: this is not the users API.
+    assert_eq!(stdout.lines().nth(1), Some(fairpair::verify::NOT_THE_API), "{stdout}");
     assert!(stdout.lines().last().unwrap().ends_with(&format!("{} skipped", needing_settings())), "{stdout}");
 }
 

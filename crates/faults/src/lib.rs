@@ -1,13 +1,13 @@
-//! Faults, hostile input and load: the suite that proves both fairpair servers survive and agree.
+//! Faults, hostile input and load: the suite that proves the three fairpair servers survive and agree.
 //!
 //! The tests live in `tests/` and run with `cargo test -p faults` (and so in `scripts/test`). Each starts the real
-//! servers — `users-server` (Rust) and `servers-node/server.js` (Node), and the Node `cluster` where it matters — as
-//! child processes on free ports, sends them identical bytes, and requires that both answer as the contract says and
-//! as each other:
+//! servers — `users-server` (Rust), `servers-node/server.js` (Node) and `servers-go` (Go, when installed), and the
+//! Node `cluster` where it matters — as child processes on free ports, sends them identical bytes, and requires that
+//! each answers as the contract says and as the others do:
 //!
 //! - `differential.rs`: every case of `contract/cases.json`, every method on every route, pipelining, bodies
-//!   shorter and longer than declared, both servers compared byte for byte;
-//! - `properties.rs`: random JSON bodies and paths (proptest), both servers agreeing, POST → GET round trips;
+//!   shorter and longer than declared, the servers compared byte for byte;
+//! - `properties.rs`: random JSON bodies and paths (proptest), the servers agreeing, POST → GET round trips;
 //! - `slow_clients.rs`: dribbled heads and bodies, silent sockets, idle keep-alive, all cut in time while a
 //!   normal client keeps being served;
 //! - `shutdown.rs`: SIGTERM under load, a client reset mid-body, the capacity limit;

@@ -18,8 +18,8 @@
 //! directory, writes a new file there holding one line `<need-key>\t<test>\t<reason>`. The files are needed because
 //! cargo shows the output of failing tests only: a test that returns early passes, and its stderr is lost.
 //! `scripts/test` sets the variable, prints one line per skip at the end, and in CI (`CI=true`) fails when the
-//! need-key is one that `.ci/run` provides (the list is `.ci/provides`). The need-keys are `root`, `tool:<name>` and
-//! `cpus:<n>`; `servers-node/test/helpers.js` writes the same lines for the Node tests.
+//! need-key is one that `.ci/run` provides (the list is `.ci/provides`). The need-keys are `root`, `tool:<name>`,
+//! `cpus:<n>` and `idle-machine`; `servers-node/test/helpers.js` writes the same lines for the Node tests.
 //!
 //! A test that *must* run everywhere the workspace builds (a server of this workspace, say) does not use this: it
 //! fails instead. Run this crate's own tests with `cargo test -p testkit`.
@@ -43,15 +43,20 @@ pub enum Need {
     Tool(&'static str),
     /// At least this many CPUs that this process may run on.
     Cpus(usize),
+    /// A machine no other process keeps busy: a figure that depends on the machine's speed (a capacity at a latency
+    /// objective) means nothing while other processes compete for its CPUs. Only the run can tell, so a test calls
+    /// [`skip`] with it after the fact; [`Need::unmet`] says nothing in advance.
+    IdleMachine,
 }
 
 impl Need {
-    /// The key of this need in skip records and in `.ci/provides`: `root`, `tool:<name>` or `cpus:<n>`.
+    /// The key of this need in skip records and in `.ci/provides`: `root`, `tool:<name>`, `cpus:<n>` or `idle-machine`.
     pub fn key(&self) -> String {
         match self {
             Need::Root => "root".to_owned(),
             Need::Tool(name) => format!("tool:{name}"),
             Need::Cpus(n) => format!("cpus:{n}"),
+            Need::IdleMachine => "idle-machine".to_owned(),
         }
     }
 
@@ -68,6 +73,7 @@ impl Need {
                 let have = available_cpus();
                 (have < n).then(|| format!("needs {n} CPUs, this process may use {have}"))
             }
+            Need::IdleMachine => None,
         }
     }
 }

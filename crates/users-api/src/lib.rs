@@ -1,7 +1,7 @@
 //! # users-api — the Rust side of fairpair
 //!
 //! A small in-memory JSON API of users, written to the contract in `contract/CONTRACT.md` so that it answers
-//! byte for byte like its Node twin (`servers-node/`). Everything worth reading lives in this library; the
+//! byte for byte like the Node and Go servers (`servers-node/`, `servers-go/`). Everything worth reading lives in this library; the
 //! `users-server` binary only parses flags, sets up logging and signals, and calls [`serve`].
 //!
 //! Run it with `cargo run --release -p users-server`, then `curl localhost:3000/users/500`.

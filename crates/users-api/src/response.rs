@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 /// A JSON response, serialised now, for this request: nothing is cached or pre-serialised (a rule of the project, so
-/// both servers do the same work). `Content-Length` follows from the body, which has an exact size.
+/// every server does the same work). `Content-Length` follows from the body, which has an exact size.
 pub(crate) fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
     match serde_json::to_vec(value) {
         Ok(json) => {

@@ -49,8 +49,9 @@ use tokio::sync::watch;
 use tower::ServiceExt;
 
 use crate::error::ApiError;
-use crate::routes::{AppState, app, trim_spaces_and_tabs};
+use crate::routes::{AppState, app};
 use crate::store::Store;
+use crate::validation::trim_spaces_and_tabs;
 
 /// The largest request head accepted (request line and header fields), in bytes.
 pub const MAX_HEAD_BYTES: usize = 16 * 1024;
@@ -212,7 +213,8 @@ pub async fn serve(listener: TcpListener, state: AppState, options: &Options, sh
     }
 }
 
-/// One request: the transport checks hyper leaves to us, then the routes, with panics turned into 500s.
+/// One request: the transport checks hyper leaves to us, then the routes, with panics turned into 500s; and its
+/// `--log` line, refusals included (as in the Node and Go servers, whose head checks are logged too).
 ///
 /// Generic over the body so that tests can call it with an ordinary `Body` (hyper's `Incoming` has no public
 /// constructor).
@@ -221,13 +223,25 @@ where
     B: hyper::body::Body<Data = bytes::Bytes> + Send + Unpin + 'static,
     B::Error: Into<axum::BoxError>,
 {
-    if let Some(refusal) = check_head(request.method(), request.version(), request.uri(), request.headers()) {
-        return Ok(refusal);
-    }
     // Per-request logging is off by default (it would distort the measurements); the check is one atomic load.
     let logged = crate::request_log::enabled()
         .then(|| (request.method().clone(), request.uri().clone(), std::time::Instant::now()));
+    let response = match check_head(request.method(), request.version(), request.uri(), request.headers()) {
+        Some(refusal) => refusal,
+        None => route(router, request).await,
+    };
+    if let Some((method, uri, start)) = logged {
+        crate::request_log::write(method.as_str(), &uri.to_string(), response.status().as_u16(), start.elapsed());
+    }
+    Ok(response)
+}
 
+/// A request that passed the head checks, through the routes.
+async fn route<B>(router: Router, request: Request<B>) -> Response
+where
+    B: hyper::body::Body<Data = bytes::Bytes> + Send + Unpin + 'static,
+    B::Error: Into<axum::BoxError>,
+{
     // A request without a body (every GET of a benchmark) goes to the routes as it is. One with a body is watched, so
     // that the connection can be closed when the body was not read to its end (see `BodyEnd`).
     let body_end = (!request.body().is_end_stream()).then(BodyEnd::default);
@@ -245,10 +259,7 @@ where
     if body_end.is_some_and(|end| !end.reached()) {
         response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
     }
-    if let Some((method, uri, start)) = logged {
-        crate::request_log::write(method.as_str(), &uri.to_string(), response.status().as_u16(), start.elapsed());
-    }
-    Ok(response)
+    response
 }
 
 /// The checks of a request head that hyper leaves to the application, in the order they apply; `None` lets the

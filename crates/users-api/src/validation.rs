@@ -2,8 +2,10 @@
 //! `validation.js` and the Go server's `validation.go` do the same job.
 //!
 //! [`NewUser::parse`] is the only way to get a [`NewUser`], so a value of that type is proof that the body passed
-//! rules 3 to 6 of `POST /users`, in the contract's order. The store (rule 7) only ever receives one.
+//! rules 3 to 6 of `POST /users`, in the contract's order. The store (rule 7) only ever receives one. Rule 1, the
+//! content type, is `is_json_media_type`; rule 2, the size, is checked while the body is read (`body.rs`).
 
+use axum::http::HeaderValue;
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -79,6 +81,24 @@ impl NewUser {
     }
 }
 
+/// Rule 1, for a `Content-Type` value: the media type (before any `;`), with spaces and tabs trimmed, is `application/json` in any case. Only
+/// spaces and tabs are trimmed: a no-break space is not, so `application/json\u{a0}` is refused, as in Node.
+pub(crate) fn is_json_media_type(value: Option<&HeaderValue>) -> bool {
+    let Some(value) = value else {
+        return false;
+    };
+    let media_type = value.as_bytes().split(|&b| b == b';').next().unwrap_or_default();
+    trim_spaces_and_tabs(media_type).eq_ignore_ascii_case(b"application/json")
+}
+
+/// The value without the spaces and tabs around it (the only blanks HTTP allows there).
+pub(crate) fn trim_spaces_and_tabs(bytes: &[u8]) -> &[u8] {
+    let is_blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = bytes.iter().position(|b| !is_blank(b)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|b| !is_blank(b)).map_or(start, |last| last + 1);
+    &bytes[start..end]
+}
+
 /// Decodes a member that is a string; `Ok(None)` when it is absent or not a string (rules 5 and 6 deal with that).
 fn decode(member: Option<Member<'_>>) -> Result<Option<String>, ApiError> {
     match member {
@@ -90,6 +110,28 @@ fn decode(member: Option<Member<'_>>) -> Result<Option<String>, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_type_rule() {
+        let cases: &[(&str, &[u8], bool)] = &[
+            ("exact", b"application/json", true),
+            ("parameters", b"application/json; charset=utf-8", true),
+            ("case-insensitive", b"Application/JSON", true),
+            ("spaces and tabs trimmed", b" \tapplication/json \t;x", true),
+            ("empty parameters", b"application/json;", true),
+            ("other type", b"text/plain", false),
+            ("suffix", b"application/jsonx", false),
+            ("structured suffix", b"application/merge-patch+json", false),
+            ("list", b"application/json, text/plain", false),
+            ("no-break space not trimmed", b"application/json\xc2\xa0", false),
+            ("empty", b"", false),
+        ];
+        for (case, value, expected) in cases {
+            let value = HeaderValue::from_bytes(value).unwrap();
+            assert_eq!(is_json_media_type(Some(&value)), *expected, "case {case:?}");
+        }
+        assert!(!is_json_media_type(None), "no Content-Type at all");
+    }
 
     fn parse(body: &str) -> Result<NewUser, ApiError> {
         NewUser::parse(body.as_bytes())

@@ -27,13 +27,23 @@ impl Plan {
             plan.memory_runs()
         );
         eprintln!(
-            "fairpair: estimated {} (preflight {}, load {}, open-loop {}, memory {})",
+            "fairpair: estimated {} (preflight {}, load {}, open-loop {}, capacity search {}, memory {})",
             minutes(e.total()),
             minutes(e.preflight),
             minutes(e.load),
             minutes(e.open_loop),
+            minutes(e.capacity),
             minutes(e.memory)
         );
+        if let Some(c) = &plan.capacity {
+            eprintln!(
+                "fairpair: capacity at {} for {} subject × scenario pairs: {} % resolution, {} s steps",
+                c.settings.objective,
+                c.searches(plan).len(),
+                c.settings.resolution_percent,
+                c.settings.step_s
+            );
+        }
         if let Some(note) = e.dominant_note() {
             eprintln!("fairpair: {note}");
         }
@@ -100,12 +110,14 @@ impl Plan {
                 + self.settings.memory_settle_ms as f64 / 1000.0
                 + RUN_OVERHEAD_S
                 + idle,
+            capacity_step: self.capacity.as_ref().map_or(0.0, |c| c.step_seconds(idle)),
         };
         Estimate {
             preflight: verify + calibration,
             load: self.load_runs() as f64 * per_run.load,
             open_loop: self.open_loop_runs() as f64 * per_run.open_loop,
             memory: self.memory_runs() as f64 * per_run.memory,
+            capacity: self.capacity.as_ref().map_or(0.0, |c| c.seconds(self, idle)),
             per_run,
         }
     }
@@ -154,6 +166,8 @@ pub struct Estimate {
     pub load: f64,
     pub open_loop: f64,
     pub memory: f64,
+    /// The capacity search (its steps, and the loader's open-loop limit).
+    pub capacity: f64,
     /// Seconds of one run of each phase: the phases above are these times their run counts, and the progress
     /// display advances by them, so that the bar and the printed estimate are one computation.
     pub per_run: PerRun,
@@ -165,11 +179,13 @@ pub struct PerRun {
     pub load: f64,
     pub open_loop: f64,
     pub memory: f64,
+    /// One step of the capacity search.
+    pub capacity_step: f64,
 }
 
 impl Estimate {
     pub fn total(&self) -> f64 {
-        self.preflight + self.load + self.open_loop + self.memory
+        self.preflight + self.load + self.open_loop + self.memory + self.capacity
     }
 
     /// When the measured load is under half of the estimate, which phase takes most of it and how to shorten it:
@@ -184,6 +200,7 @@ impl Estimate {
             (self.preflight, "preflight (verification and calibration)", "it does not shrink with --duration"),
             (self.open_loop, "the open-loop phase", "--open-loop-duration N, or --open-loop-rates 0 to skip it"),
             (self.memory, "the memory phase", "--memory-repeats N and --memory-duration N, or --memory-repeats 0"),
+            (self.capacity, "the capacity search", "--capacity-step N, --capacity-resolution PERCENT"),
         ];
         let (seconds, what, how) = phases.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
         Some(format!(

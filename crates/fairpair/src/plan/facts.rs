@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::scenarios::parse_scenario;
+use super::subjects::{CustomKind, Programs, custom_kind};
 use crate::args::RunArgs;
 use crate::host::{Connection, Host, SshHost};
 use crate::kinds::Tool;
@@ -35,35 +36,6 @@ pub struct Facts {
     pub argv: Vec<String>,
 }
 
-/// The programs of the built-in subjects, where they will run, and those of them that are missing there.
-#[derive(Clone, Debug, Default)]
-pub struct Programs {
-    pub users_server: PathBuf,
-    pub ceiling: PathBuf,
-    pub go_server: PathBuf,
-    pub node_server: PathBuf,
-    pub node: String,
-    /// The paths above that are not files where they will run.
-    pub missing: Vec<PathBuf>,
-    /// The server host's name when they run there; `None` on this machine.
-    pub host: Option<String>,
-}
-
-impl Programs {
-    /// The path of a program, or an error that says where it was looked for and how to get it.
-    pub fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
-        match &self.host {
-            _ if !self.missing.iter().any(|m| m == path) => Ok(path.display().to_string()),
-            None => Err(usage(format!("{what} not found at {} ({hint})", path.display()))),
-            Some(host) => Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display()))),
-        }
-    }
-
-    fn paths(&self) -> [&PathBuf; 4] {
-        [&self.users_server, &self.ceiling, &self.go_server, &self.node_server]
-    }
-}
-
 impl Facts {
     /// Gathers the facts for `args`, the subjects on `server` when there is one.
     pub fn gather(args: &RunArgs, server: Option<&ServerSide>) -> Result<Facts> {
@@ -81,15 +53,16 @@ impl Facts {
             bodies.insert(file, text);
         }
         let mut addresses = BTreeMap::new();
-        for url in args.custom_subjects.iter().filter_map(|t| t.split_once('=')).map(|(_, c)| c) {
-            if url.starts_with("http://") {
-                addresses.insert(url.to_string(), crate::verify::parse_url(url).map_err(|e| e.to_string()));
+        for text in &args.custom_subjects {
+            if let Ok((_, CustomKind::Url(url))) = custom_kind(text) {
+                let addr = crate::verify::parse_url(&url).map_err(|e| e.to_string());
+                addresses.insert(url, addr);
             }
         }
         Ok(Facts {
             cpus: procstat::allowed_cpus(),
             server: server.cloned(),
-            installed: Tool::ALL.into_iter().filter(|t| t.adapter().available()).collect(),
+            installed: Tool::ALL.iter().copied().filter(|t| t.adapter().available()).collect(),
             programs,
             bodies,
             addresses,

@@ -10,6 +10,7 @@
 //! - `pinning.rs` — which CPUs the servers and the load generator get.
 //! - `estimate.rs` — how many runs, how long, and what the plan announces.
 
+pub mod capacity;
 mod estimate;
 mod facts;
 mod pinning;
@@ -21,8 +22,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 pub use estimate::{CALIBRATION_WARMUP_S, Estimate, PerRun, RUN_OVERHEAD_S};
-pub use facts::{Facts, Programs, ServerSide, project_file};
+pub use facts::{Facts, ServerSide, project_file};
 pub use scenarios::{Cell, POST_BODY, Scenario, ScenarioText, parse_scenario};
+pub use subjects::Programs;
 
 use crate::args::RunArgs;
 use crate::host::Host;
@@ -36,8 +38,8 @@ use pinning::Pinning;
 /// What `fairpair run` will do.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// The settings as `benchmark.json` records them, built once here from the command line. Preflight revises one of
-    /// them (`post_max_users`, the store of the POST runs); `execute` copies them into the results as they are.
+    /// The settings as `benchmark.json` records them, built once here from the command line; `execute` copies them
+    /// into the results as they are.
     pub settings: Settings,
     pub subjects: Vec<SubjectSpec>,
     pub scenarios: Vec<Scenario>,
@@ -57,14 +59,48 @@ pub struct Plan {
     pub server_host: Host,
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
+    /// The capacity search at a latency objective (`capacity/`), when it runs.
+    pub capacity: Option<capacity::CapacityPlan>,
 }
 
-/// The phase lengths and repeat counts, with `--quick`'s defaults where the command line left them open.
-struct Lengths {
+/// The defaults of the settings a command line leaves open: a full run's, and `--quick`'s (see [`FULL`], [`QUICK`]).
+struct Defaults {
     duration_s: u64,
     warmup_s: u64,
     repeats: u32,
+    idle_wait_s: f64,
+    open_loop_duration_s: u64,
+    memory_repeats: u32,
+    memory_duration_s: u64,
+    memory_settle_ms: u64,
+    /// Seconds of each preflight calibration run (loader capacity, POST rate).
+    calibration_s: u64,
 }
+
+const FULL: Defaults = Defaults {
+    duration_s: 15,
+    warmup_s: 5,
+    repeats: 3,
+    idle_wait_s: 3.0,
+    open_loop_duration_s: 10,
+    memory_repeats: 3,
+    memory_duration_s: 10,
+    memory_settle_ms: 1000,
+    calibration_s: 3,
+};
+
+/// `--quick`: a smoke test of the whole pipeline in under two minutes.
+const QUICK: Defaults = Defaults {
+    duration_s: 2,
+    warmup_s: 1,
+    repeats: 1,
+    idle_wait_s: 0.5,
+    open_loop_duration_s: 2,
+    memory_repeats: 1,
+    memory_duration_s: 2,
+    memory_settle_ms: 300,
+    calibration_s: 1,
+};
 
 impl Plan {
     /// The plan of a run whose subjects run on `server` (a connected server host), or here without one: the facts
@@ -77,7 +113,8 @@ impl Plan {
     /// tested with made-up facts.
     pub fn new(args: &RunArgs, facts: &Facts) -> Result<Plan> {
         let (args, method) = &with_preset(args);
-        let lengths = check_values(args)?;
+        check_values(args)?;
+        let defaults = if args.quick { &QUICK } else { &FULL };
         let mut skipped = Vec::new();
         let pinning = match &facts.server {
             Some(side) => pinning::two_host_pinning(args, &facts.cpus, &side.cpus)?,
@@ -95,17 +132,27 @@ impl Plan {
         if connections.is_empty() || connections.iter().any(|&c| c == 0 || c > 10_000) {
             return Err(usage("--connections: each count must be 1 to 10000"));
         }
-        let cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
+        let mut cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
+        let oha = facts.installed.contains(&Tool::Oha);
+        let least = connections.iter().copied().min().unwrap_or(50);
+        let capacity = capacity::plan(args, &scenarios, least, oha, &mut skipped)?;
+        if args.capacity_only {
+            cells.clear();
+        }
         if args.post_max_users.is_some_and(|m| !(MIN_MAX_USERS..=MAX_MAX_USERS).contains(&m)) {
             return Err(usage(format!("--post-max-users: expected {MIN_MAX_USERS} to {MAX_MAX_USERS}")));
         }
-        let open_loop_fractions: Vec<f64> = args.open_loop_rates.iter().copied().filter(|&f| f > 0.0).collect();
+        let open_loop_fractions: Vec<f64> =
+            args.open_loop_rates.iter().flatten().copied().filter(|&f| f > 0.0).collect();
         if open_loop_fractions.iter().any(|f| !f.is_finite() || *f > 2.0) {
             return Err(usage("--open-loop-rates: fractions must be between 0 and 2 (e.g. 0.5,0.8)"));
         }
-        let mut settings = settings(args, lengths, pinning, connections, open_loop_fractions, baseline);
+        let mut settings = settings(args, defaults, pinning, connections, open_loop_fractions);
         settings.tool = args.tool.or(method.map(|m| m.tool)).unwrap_or(Tool::Wrk);
-        settings.argv = facts.argv.clone();
+        (settings.baseline, settings.argv) = (baseline, facts.argv.clone());
+        if args.capacity_only {
+            settings.memory_repeats = 0;
+        }
         Ok(Plan {
             settings,
             subjects,
@@ -113,12 +160,13 @@ impl Plan {
             cells,
             open_loop_tool: [Tool::Oha, Tool::Autocannon].into_iter().find(|t| facts.installed.contains(t)),
             capacity_target: subjects::capacity_target(programs, server_n),
-            calibration_s: if args.quick { 1 } else { 3 },
+            calibration_s: defaults.calibration_s,
             level: args.level,
             start_timeout_s: args.start_timeout,
             out: args.out.clone(),
             server_host: facts.server.as_ref().map_or(Host::Local, |s| s.host.clone()),
             skipped,
+            capacity,
         })
     }
 
@@ -198,16 +246,9 @@ impl Plan {
         self.settings.pinned.then_some(self.settings.loader_cpus.as_slice())
     }
 
-    /// `--max-users` of the servers in runs that write: `None` in the plan unless `--post-max-users` gives it, then
-    /// chosen by preflight from the POST rate it measures (the revised plan has it). `benchmark.json` records it as
-    /// `settings.post_max_users`, 0 when there was none to choose.
+    /// `--post-max-users`: the store of the servers in runs that write, when given; otherwise preflight sizes it.
     pub fn post_max_users(&self) -> Option<u64> {
-        (self.settings.post_max_users > 0).then_some(self.settings.post_max_users)
-    }
-
-    /// The store size of a run of `scenario` on `spec`: only runs that write, on servers that take `--max-users`.
-    pub fn max_users_for(&self, spec: &SubjectSpec, scenario: &Scenario) -> Option<u64> {
-        (scenario.writes() && spec.accepts_max_users()).then(|| self.post_max_users().unwrap_or(MAX_MAX_USERS))
+        self.settings.post_max_users
     }
 }
 
@@ -232,66 +273,56 @@ fn with_preset(args: &RunArgs) -> (RunArgs, Option<StudyMethod>) {
     (args, method)
 }
 
-/// The settings of a plan, from the command line and what the plan resolved (CPUs, connections, rates, baseline).
-/// `post_max_users` is 0 until preflight sizes the store (or `--post-max-users` gives it); the tool and `argv` are
-/// filled in by [`Plan::new`].
+/// The settings of a plan, from the command line, the defaults it left open, and what the plan resolved (CPUs,
+/// connections, rates). The tool, the baseline and `argv` are filled in by [`Plan::new`].
 fn settings(
     args: &RunArgs,
-    lengths: Lengths,
+    d: &Defaults,
     pinning: Pinning,
     connections: Vec<u32>,
     open_loop_fractions: Vec<f64>,
-    baseline: Option<String>,
 ) -> Settings {
-    let q = args.quick;
     Settings {
         tool: Tool::Wrk,
         open_loop_connections: connections.iter().copied().min().unwrap_or(50),
         connections,
-        duration_s: lengths.duration_s,
-        warmup_s: lengths.warmup_s,
-        repeats: lengths.repeats,
-        quick: q,
+        duration_s: args.duration.unwrap_or(d.duration_s),
+        warmup_s: args.warmup.unwrap_or(d.warmup_s),
+        repeats: args.repeats.unwrap_or(d.repeats),
+        quick: args.quick,
         pinned: pinning.pinned,
         server_cpus: pinning.server_cpus,
         loader_cpus: pinning.loader_cpus,
         loader_threads: pinning.loader_threads,
-        idle_wait_max_s: args.idle_wait.unwrap_or(if q { 0.5 } else { 3.0 }).max(0.0),
+        idle_wait_max_s: args.idle_wait.unwrap_or(d.idle_wait_s).max(0.0),
         idle_threshold_percent: args.idle_threshold,
-        post_max_users: args.post_max_users.unwrap_or(0),
+        post_max_users: args.post_max_users,
         open_loop_fractions,
-        open_loop_duration_s: args.open_loop_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-        memory_repeats: args.memory_repeats.unwrap_or(if q { 1 } else { 3 }),
+        open_loop_duration_s: args.open_loop_duration.unwrap_or(d.open_loop_duration_s).max(1),
+        memory_repeats: args.memory_repeats.unwrap_or(d.memory_repeats),
         memory_connections: args.memory_connections,
-        memory_duration_s: args.memory_duration.unwrap_or(if q { 2 } else { 10 }).max(1),
-        memory_settle_ms: if q { 300 } else { 1000 },
+        memory_duration_s: args.memory_duration.unwrap_or(d.memory_duration_s).max(1),
+        memory_settle_ms: d.memory_settle_ms,
         allow_unverified: args.allow_unverified,
-        baseline,
+        baseline: None,
         preset: args.preset,
         argv: Vec::new(),
     }
 }
 
-/// The run lengths, and the values that cannot mean anything refused.
-fn check_values(args: &RunArgs) -> Result<Lengths> {
-    let q = args.quick;
-    let lengths = Lengths {
-        duration_s: args.duration.unwrap_or(if q { 2 } else { 15 }),
-        warmup_s: args.warmup.unwrap_or(if q { 1 } else { 5 }),
-        repeats: args.repeats.unwrap_or(if q { 1 } else { 3 }),
-    };
-    if lengths.duration_s == 0 || lengths.repeats == 0 {
+/// Values that cannot mean anything are refused rather than quietly raised, so that the report never describes a
+/// run the user did not ask for. (Every default is valid: only what the command line gives is checked.)
+fn check_values(args: &RunArgs) -> Result<()> {
+    if args.duration == Some(0) || args.repeats == Some(0) {
         return Err(usage("--duration and --repeats must be at least 1"));
     }
-    // Values that cannot mean anything are refused rather than quietly raised, so that the report never
-    // describes a run the user did not ask for.
     if args.memory_connections == 0 || args.start_timeout == 0 {
         return Err(usage("--memory-connections and --start-timeout must be at least 1"));
     }
     if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
         return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
     }
-    Ok(lengths)
+    Ok(())
 }
 
 /// A subject's or scenario's own name: letters, digits, '-' or '_', so that it is safe in file names and reports.
@@ -335,7 +366,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn args(words: &[&str]) -> RunArgs {
+    pub(crate) fn args(words: &[&str]) -> RunArgs {
         use clap::Parser;
         Wrapper::try_parse_from([&["fairpair"], words].concat()).unwrap().args
     }
@@ -346,7 +377,7 @@ pub(crate) mod tests {
     }
 
     /// The same, on a machine whose allowed CPUs are `allowed`.
-    fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
+    pub(crate) fn plan_on(allowed: &[usize], words: &[&str]) -> Result<Plan> {
         Plan::new(&args(words), &facts(allowed))
     }
 
@@ -381,26 +412,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_running_service_is_a_subject_the_harness_does_not_start() {
-        let p =
-            plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
-        let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
-        assert!(
-            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
-        );
-        assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
-        assert_eq!(p.level_for(svc), contract::Level::Api);
-        assert_eq!(p.memory_runs(), 2, "memory runs for rust only");
-        assert!(p.cells.iter().all(|c| c.subjects.len() == 2), "loaded like the others");
-        // A URL the facts found no address for: their reason is the error.
-        let mut f = facts(&[0, 1]);
-        f.addresses
-            .insert("http://127.0.0.1:8000/users".into(), Err("expected http://HOST:PORT without a path".into()));
-        let err = Plan::new(&args(&["--subject", "svc=http://127.0.0.1:8000/users"]), &f).unwrap_err().to_string();
-        assert!(err.contains("without a path"), "{err}");
-    }
-
-    #[test]
     fn custom_subjects_are_verified_at_api_and_ours_at_full_unless_a_level_is_given() {
         use contract::Level::{Api, Full};
         let words = ["--subjects", "rust", "--subject", "mine=python3 mine.py {port}"];
@@ -426,6 +437,9 @@ pub(crate) mod tests {
         assert_eq!((p.settings.duration_s, p.settings.warmup_s, p.settings.repeats), (15, 5, 3));
         // The store is sized in preflight, from a measured rate, not in the plan.
         assert_eq!(p.post_max_users(), None);
+        // The capacity search: rust and node on GET and POST, and the loader's limit; no fixed-fraction runs.
+        assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 4);
+        assert!(p.estimate().capacity > 0.0 && p.open_loop_runs() == 0);
         assert!(p.estimate_total() < 20.0 * 60.0, "{}", p.estimate_total());
     }
 
@@ -436,55 +450,11 @@ pub(crate) mod tests {
             (p.settings.duration_s, p.settings.warmup_s, p.settings.repeats, p.settings.memory_repeats),
             (2, 1, 1, 1)
         );
+        assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 2, "GET only");
+        assert!(p.estimate().capacity > 0.0);
         assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
         // Explicit values win over --quick.
         assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);
-    }
-
-    #[test]
-    fn multi_worker_subjects_get_one_worker_per_server_cpu() {
-        // (allowed CPUs, flags, server CPUs): unpinned, the servers may use every allowed CPU; pinned, their share.
-        let cases: [(&[usize], &[&str], u32); 3] = [
-            (&[0, 1], &["--no-pin"], 2),
-            (&[0, 1, 2, 3, 4, 5], &["--no-pin"], 6),
-            (&[0, 1, 2, 3], &["--server-cpus", "0-2", "--loader-cpus", "3"], 3),
-        ];
-        for (allowed, flags, server_cpus) in cases {
-            let p = plan_on(allowed, flags).unwrap();
-            let case = format!("{flags:?} on CPUs {allowed:?}");
-            let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap_or_else(|| panic!("{case}"));
-            assert_eq!(multi.workers, Some(server_cpus), "{case}");
-            let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap_or_else(|| panic!("{case}"));
-            assert_eq!(cluster.workers, Some(server_cpus), "{case}");
-            assert!(cluster.per_worker_store, "{case}");
-        }
-        // One server CPU: left out, and said so.
-        let p = plan_on(&[0], &["--no-pin"]).unwrap();
-        assert!(p.subjects.iter().all(|s| s.name != "rust-multi" && s.name != "node-cluster"));
-        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
-    }
-
-    #[test]
-    fn the_ceiling_is_not_loaded_with_posts() {
-        let p = plan(&["--subjects", "ceiling,rust", "--scenarios", "post", "--server-cpus", "0"]).unwrap();
-        assert!(p.cells.iter().all(|c| c.subjects.iter().all(|&i| p.subjects[i].name == "rust")));
-        assert!(p.skipped.iter().any(|s| s.starts_with("ceiling on post")));
-    }
-
-    #[test]
-    fn a_missing_program_is_named_where_it_was_looked_for() {
-        let mut f = facts(&[0, 1]);
-        f.programs.missing = vec!["users-server".into()];
-        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
-        assert_eq!(e, "the Rust server not found at users-server (cargo build --release -p users-server)");
-        f.programs.host = Some("the server host bench".into());
-        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
-        assert!(e.ends_with("on the server host bench (cargo build --release -p users-server, there)"), "{e}");
-        // Without the ceiling, preflight has nothing to measure the loader against.
-        f.programs.missing = vec!["ceiling".into()];
-        assert!(Plan::new(&args(&["--subjects", "rust"]), &f).unwrap().capacity_target.is_none());
-        let target = plan(&["--subjects", "rust"]).unwrap().capacity_target.unwrap();
-        assert_eq!((target.name.as_str(), target.workers, target.get_only), ("ceiling", Some(1), true));
     }
 
     #[test]
@@ -539,9 +509,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_custom_subject_may_not_run_on_a_server_host() {
-        let e = subjects::check_two_host_subjects(&args(&["--subject", "mine=python3 m.py {port}"])).unwrap_err();
-        assert!(e.to_string().contains("runs on this machine only"), "{e}");
-        assert!(subjects::check_two_host_subjects(&args(&["--subject", "svc=http://10.0.0.2:80"])).is_ok());
+    fn on_two_hosts_the_server_hosts_facts_decide() {
+        let mut f = facts(&[0, 1]);
+        let host = Host::Ssh(crate::host::SshHost::new("bench@server", "/srv/fairpair", None));
+        f.server = Some(ServerSide { host, cpus: vec![0, 1, 2, 3] });
+        let p = Plan::new(&args(&[]), &f).unwrap();
+        assert_eq!((p.settings.server_cpus.len(), p.settings.loader_cpus.len(), p.settings.pinned), (4, 2, true));
+        let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap();
+        assert_eq!(multi.workers, Some(4), "one worker per CPU of the server host");
+        assert!(!p.server_host.is_local());
+        assert_eq!(p.capacity_target.unwrap().workers, Some(4));
     }
 }

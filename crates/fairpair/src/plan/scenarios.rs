@@ -98,9 +98,10 @@ pub(super) fn scenarios(
 
 fn builtin(name: &str) -> Result<BuiltinScenario> {
     BuiltinScenario::from_name(name).ok_or_else(|| {
+        let all: Vec<&str> = BuiltinScenario::ALL.iter().map(|s| s.name()).collect();
         usage(format!(
-            "unknown scenario {name:?} (built-in: get, post, hello; add your own with \
-             --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])"
+            "unknown scenario {name:?} (built-in: {}; add your own with --scenario NAME=METHOD:PATH[:BODY_FILE][:STATUS])",
+            all.join(", ")
         ))
     })
 }

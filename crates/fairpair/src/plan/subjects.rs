@@ -3,15 +3,44 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use super::check_name;
-use super::facts::Programs;
 use crate::args::RunArgs;
 use crate::kinds::BuiltinSubject;
 use crate::subject::{Kind, SubjectSpec};
 use crate::usage;
+
+/// The programs of the built-in subjects, where they will run, and those of them that are missing there.
+#[derive(Clone, Debug, Default)]
+pub struct Programs {
+    pub users_server: PathBuf,
+    pub ceiling: PathBuf,
+    pub go_server: PathBuf,
+    pub node_server: PathBuf,
+    pub node: String,
+    /// The paths above that are not files where they will run.
+    pub missing: Vec<PathBuf>,
+    /// The server host's name when they run there; `None` on this machine.
+    pub host: Option<String>,
+}
+
+impl Programs {
+    /// The path of a program, or an error that says where it was looked for and how to get it.
+    pub fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
+        match &self.host {
+            _ if !self.missing.iter().any(|m| m == path) => Ok(path.display().to_string()),
+            None => Err(usage(format!("{what} not found at {} ({hint})", path.display()))),
+            Some(host) => Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display()))),
+        }
+    }
+
+    pub(super) fn paths(&self) -> [&PathBuf; 4] {
+        [&self.users_server, &self.ceiling, &self.go_server, &self.node_server]
+    }
+}
 
 /// The default subjects: ours, the ceiling, and the multi-worker ones when the server side has the CPUs for them.
 const DEFAULT: [BuiltinSubject; 5] = [
@@ -77,9 +106,10 @@ pub(super) fn subjects(
 
 fn builtin(name: &str) -> Result<BuiltinSubject> {
     BuiltinSubject::from_name(name).ok_or_else(|| {
+        let all: Vec<&str> = BuiltinSubject::ALL.iter().map(|s| s.name()).collect();
         usage(format!(
-            "unknown subject {name:?} (built-in: rust, node, go, ceiling, rust-multi, node-cluster, go-multi; \
-             add your own with --subject NAME='COMMAND with {{port}}')"
+            "unknown subject {name:?} (built-in: {}; add your own with --subject NAME='COMMAND with {{port}}')",
+            all.join(", ")
         ))
     })
 }
@@ -142,12 +172,12 @@ fn custom_subject(
 }
 
 /// What a `--subject` names: a command to start, or a running service's URL.
-enum CustomKind {
+pub(super) enum CustomKind {
     Command(String),
     Url(String),
 }
 
-fn custom_kind(text: &str) -> Result<(String, CustomKind)> {
+pub(super) fn custom_kind(text: &str) -> Result<(String, CustomKind)> {
     let (name, command) = text
         .split_once('=')
         .ok_or_else(|| usage(format!("--subject expects NAME='COMMAND with {{port}}', got {text:?}")))?;
@@ -196,4 +226,84 @@ pub(super) fn baseline(args: &RunArgs, subjects: &[SubjectSpec]) -> Result<Optio
 pub(super) fn capacity_target(programs: &Programs, server_n: u32) -> Option<SubjectSpec> {
     let ceiling = builtin_subject(BuiltinSubject::Ceiling, programs, server_n).ok()?;
     Some(SubjectSpec { workers: Some(server_n.max(1)), ..ceiling })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{args, facts, plan, plan_on};
+    use super::*;
+    use crate::plan::Plan;
+
+    #[test]
+    fn a_custom_subject_may_not_run_on_a_server_host() {
+        let e = check_two_host_subjects(&args(&["--subject", "mine=python3 m.py {port}"])).unwrap_err();
+        assert!(e.to_string().contains("runs on this machine only"), "{e}");
+        assert!(check_two_host_subjects(&args(&["--subject", "svc=http://10.0.0.2:80"])).is_ok());
+    }
+
+    #[test]
+    fn multi_worker_subjects_get_one_worker_per_server_cpu() {
+        // (allowed CPUs, flags, server CPUs): unpinned, the servers may use every allowed CPU; pinned, their share.
+        let cases: [(&[usize], &[&str], u32); 3] = [
+            (&[0, 1], &["--no-pin"], 2),
+            (&[0, 1, 2, 3, 4, 5], &["--no-pin"], 6),
+            (&[0, 1, 2, 3], &["--server-cpus", "0-2", "--loader-cpus", "3"], 3),
+        ];
+        for (allowed, flags, server_cpus) in cases {
+            let p = plan_on(allowed, flags).unwrap();
+            let case = format!("{flags:?} on CPUs {allowed:?}");
+            let multi = p.subjects.iter().find(|s| s.name == "rust-multi").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(multi.workers, Some(server_cpus), "{case}");
+            let cluster = p.subjects.iter().find(|s| s.name == "node-cluster").unwrap_or_else(|| panic!("{case}"));
+            assert_eq!(cluster.workers, Some(server_cpus), "{case}");
+            assert!(cluster.per_worker_store, "{case}");
+        }
+        // One server CPU: left out, and said so.
+        let p = plan_on(&[0], &["--no-pin"]).unwrap();
+        assert!(p.subjects.iter().all(|s| s.name != "rust-multi" && s.name != "node-cluster"));
+        assert!(p.skipped.iter().any(|s| s.starts_with("rust-multi and node-cluster: the server side has 1 CPU")));
+    }
+
+    #[test]
+    fn a_running_service_is_a_subject_the_harness_does_not_start() {
+        let p =
+            plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
+        let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
+        assert!(
+            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
+        );
+        assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
+        assert_eq!(p.level_for(svc), contract::Level::Api);
+        assert_eq!(p.memory_runs(), 2, "memory runs for rust only");
+        assert!(p.cells.iter().all(|c| c.subjects.len() == 2), "loaded like the others");
+        // A URL the facts found no address for: their reason is the error.
+        let mut f = facts(&[0, 1]);
+        f.addresses
+            .insert("http://127.0.0.1:8000/users".into(), Err("expected http://HOST:PORT without a path".into()));
+        let err = Plan::new(&args(&["--subject", "svc=http://127.0.0.1:8000/users"]), &f).unwrap_err().to_string();
+        assert!(err.contains("without a path"), "{err}");
+    }
+
+    #[test]
+    fn the_ceiling_is_not_loaded_with_posts() {
+        let p = plan(&["--subjects", "ceiling,rust", "--scenarios", "post", "--server-cpus", "0"]).unwrap();
+        assert!(p.cells.iter().all(|c| c.subjects.iter().all(|&i| p.subjects[i].name == "rust")));
+        assert!(p.skipped.iter().any(|s| s.starts_with("ceiling on post")));
+    }
+
+    #[test]
+    fn a_missing_program_is_named_where_it_was_looked_for() {
+        let mut f = facts(&[0, 1]);
+        f.programs.missing = vec!["users-server".into()];
+        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
+        assert_eq!(e, "the Rust server not found at users-server (cargo build --release -p users-server)");
+        f.programs.host = Some("the server host bench".into());
+        let e = Plan::new(&args(&["--subjects", "rust"]), &f).unwrap_err().to_string();
+        assert!(e.ends_with("on the server host bench (cargo build --release -p users-server, there)"), "{e}");
+        // Without the ceiling, preflight has nothing to measure the loader against.
+        f.programs.missing = vec!["ceiling".into()];
+        assert!(Plan::new(&args(&["--subjects", "rust"]), &f).unwrap().capacity_target.is_none());
+        let target = plan(&["--subjects", "rust"]).unwrap().capacity_target.unwrap();
+        assert_eq!((target.name.as_str(), target.workers, target.get_only), ("ceiling", Some(1), true));
+    }
 }

@@ -18,6 +18,16 @@ pub(crate) fn throughput_chart(b: &Benchmark, cells: &[(String, u32)], subjects:
                 present.iter().map(|n| b.summary(n, scenario, *conns).map(|s| bar(&s.requests_per_sec))).collect()
             })
             .collect(),
+        // Every summary of a cell carries the same capacity: the one preflight measured for it.
+        limits: cells
+            .iter()
+            .map(|(scenario, conns)| {
+                b.summaries
+                    .iter()
+                    .find(|s| s.scenario == *scenario && s.connections == *conns && s.loader_capacity_rps.is_some())
+                    .and_then(|s| s.loader_capacity_rps)
+            })
+            .collect(),
     })
 }
 
@@ -30,6 +40,7 @@ pub(crate) fn latency_chart(b: &Benchmark, scenario: &str, conns: u32, subjects:
         groups: vec!["p50".into(), "p90".into(), "p99".into(), "p99.9".into()],
         series: present.iter().map(|s| s.subject.clone()).collect(),
         values: (0..4).map(|p| present.iter().map(|s| latency_points(s)[p].1.map(bar)).collect()).collect(),
+        limits: vec![],
     })
 }
 
@@ -72,6 +83,7 @@ pub(crate) fn memory_chart(m: &[MemorySummary]) -> String {
             .iter()
             .map(|s| vec![Some(bar(&s.idle_rss_kib.kib_to_mib())), Some(bar(&s.after_rss_kib.kib_to_mib()))])
             .collect(),
+        limits: vec![],
     })
 }
 

@@ -27,6 +27,14 @@ pub enum Block {
     List(Vec<String>),
     Table(Table),
     Chart(Chart),
+    /// Blocks folded under a one-line summary in HTML (long tables: the environment, the exact commands); Markdown
+    /// shows them as they are.
+    Folded {
+        summary: String,
+        blocks: Vec<Block>,
+    },
+    /// Where the HTML page lists its sections, with links; nothing in Markdown.
+    Contents,
     /// Source text (a generated wrk script), collapsed under a one-line summary.
     Code {
         summary: String,
@@ -40,6 +48,9 @@ pub enum Block {
 pub struct Table {
     pub columns: Vec<Column>,
     pub rows: Vec<Vec<String>>,
+    /// On a narrow screen, each row is drawn as a card of `column: cell` lines rather than scrolled sideways: for the
+    /// summary, which must read on a phone without scrolling.
+    pub stacked: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -70,7 +81,7 @@ impl Table {
     /// A table with these columns, each `(title, alignment)`, and no rows yet.
     pub fn new(columns: &[(&str, Align)]) -> Table {
         let columns = columns.iter().map(|(title, align)| Column { title: title.to_string(), align: *align }).collect();
-        Table { columns, rows: Vec::new() }
+        Table { columns, rows: Vec::new(), stacked: false }
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
@@ -106,6 +117,14 @@ impl Document {
     pub fn charts(&self) -> impl Iterator<Item = &Chart> {
         self.blocks.iter().filter_map(|b| match b {
             Block::Chart(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The sections' headings (level 2), in order.
+    pub fn sections(&self) -> impl Iterator<Item = &str> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Heading { level: 2, text } => Some(text.as_str()),
             _ => None,
         })
     }

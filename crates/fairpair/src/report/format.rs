@@ -22,10 +22,6 @@ pub(crate) fn mib(s: &Stat) -> String {
     if m.n > 1 { format!("{:.1} [{:.1}–{:.1}]", m.median, m.min, m.max) } else { format!("{:.1}", m.median) }
 }
 
-pub(crate) fn cv(s: &Stat) -> String {
-    s.cv.map_or(String::new(), |c| format!(" ({:.1} %)", c * 100.0))
-}
-
 pub(crate) fn ms(v: f64) -> String {
     format!("{v:.2}")
 }

@@ -19,8 +19,9 @@ impl super::Renderer for Html {
     }
 }
 
-/// Kept short on purpose: a system font stack, readable line lengths, tables in a scrolling box, charts that never
-/// exceed the screen's width, and for print no scroll boxes (everything shown, nothing split across pages).
+/// Kept short on purpose: a system font stack, readable line lengths, tables in a scrolling box (the summary's drawn
+/// as cards on a narrow screen instead), charts that never exceed the screen's width, and for print no scroll boxes
+/// (everything shown, nothing split across pages).
 const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;line-height:1.45;margin:0;color:#1a1a1a;background:#fff}
 main{max-width:70rem;margin:0 auto;padding:1rem}
@@ -40,7 +41,19 @@ th:empty{padding:0;border:none;background:none}
 .num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 td code{overflow-wrap:normal;white-space:nowrap}
 figure{margin:1rem 0}
+details{margin:.5rem 0}
+summary{cursor:pointer;color:#0a4b8c}
+.toc{font-size:.9rem;margin:1.5rem 0;padding:.5rem .75rem;background:#f6f8fa;border-radius:4px}
+.toc a{white-space:nowrap;color:#0a4b8c}
 figure svg{display:block;max-width:100%;height:auto}
+@media (max-width:40rem){
+.stack table,.stack tbody,.stack tr,.stack td{display:block}
+.stack thead{display:none}
+.stack tr{border:1px solid #ddd;margin:0 0 .5rem}
+.stack td{border:none;border-top:1px solid #eee}
+.stack td:first-child{border-top:none;background:#f3f3f3;font-weight:600}
+.stack td[data-label]::before{content:attr(data-label) ': ';font-weight:400;color:#555}
+}
 @media print{
 body{font-size:10pt}
 main{max-width:none;padding:0}
@@ -67,13 +80,13 @@ pub fn render(doc: &Document) -> String {
     s.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     let _ = writeln!(s, "<title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<main>", esc(&title));
     for b in &doc.blocks {
-        block(&mut s, b);
+        block(&mut s, b, doc);
     }
     s.push_str("</main>\n</body>\n</html>\n");
     s
 }
 
-fn block(s: &mut String, b: &Block) {
+fn block(s: &mut String, b: &Block, doc: &Document) {
     match b {
         // Sections get an id, so that a link can point at one (`report.html#memory-and-start-up`).
         Block::Heading { level, text } => {
@@ -97,6 +110,24 @@ fn block(s: &mut String, b: &Block) {
         Block::Chart(c) => {
             let _ = write!(s, "<figure aria-label=\"{}\">\n{}</figure>\n", esc(&c.alt), c.svg);
         }
+        Block::Folded { summary, blocks } => {
+            let _ = writeln!(s, "<details><summary>{}</summary>", inline(summary));
+            blocks.iter().for_each(|inner| block(s, inner, doc));
+            s.push_str("</details>\n");
+        }
+        // Every section after the summary, one link each, so that a reader can jump past the method to a figure.
+        Block::Contents => {
+            let links: Vec<String> = doc
+                .sections()
+                .skip(1)
+                .map(|text| format!("<a href=\"#{}\">{}</a>", slug(text), inline(text)))
+                .collect();
+            let _ = writeln!(
+                s,
+                "<nav class=\"toc\" aria-label=\"Contents\"><strong>Contents</strong>: {}</nav>",
+                links.join(" · ")
+            );
+        }
         Block::Code { summary, language, code } => {
             let _ = writeln!(
                 s,
@@ -114,7 +145,11 @@ fn table(s: &mut String, t: &Table) {
         Align::Left => "",
         Align::Right => " class=\"num\"",
     };
-    s.push_str("<div class=\"table\"><table>\n<thead><tr>");
+    s.push_str(if t.stacked {
+        "<div class=\"table stack\"><table>\n<thead><tr>"
+    } else {
+        "<div class=\"table\"><table>\n<thead><tr>"
+    });
     for c in &t.columns {
         let _ = write!(s, "<th{}>{}</th>", class(c.align), inline(&c.title));
     }
@@ -123,7 +158,11 @@ fn table(s: &mut String, t: &Table) {
         s.push_str("<tr>");
         for (i, cell) in row.iter().enumerate() {
             let align = t.columns.get(i).map_or(Align::Left, |c| c.align);
-            let _ = write!(s, "<td{}>{}</td>", class(align), inline(cell));
+            let label = match t.columns.get(i) {
+                Some(c) if t.stacked && !c.title.is_empty() => format!(" data-label=\"{}\"", esc(&plain(&c.title))),
+                _ => String::new(),
+            };
+            let _ = write!(s, "<td{}{label}>{}</td>", class(align), inline(cell));
         }
         s.push_str("</tr>\n");
     }

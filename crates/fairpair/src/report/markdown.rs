@@ -33,7 +33,8 @@ fn block(b: &Block) -> Option<String> {
         Block::List(items) => items.iter().map(|i| format!("- {i}\n")).collect(),
         Block::Table(t) => table(t),
         Block::Chart(c) if c.in_markdown => format!("![{}]({})\n", c.alt, c.file),
-        Block::Chart(_) => return None,
+        Block::Chart(_) | Block::Contents => return None,
+        Block::Folded { blocks, .. } => blocks.iter().filter_map(block).collect::<Vec<_>>().join("\n"),
         // GitHub renders raw HTML in Markdown: the script stays folded until clicked.
         Block::Code { summary, language, code } => {
             format!("<details><summary>{}</summary>\n\n```{language}\n{code}```\n</details>\n", code_spans(summary))

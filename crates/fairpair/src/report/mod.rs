@@ -3,7 +3,8 @@
 //! Run with `fairpair report results/benchmark.json` (a `fairpair run` ends with it). Layout:
 //!
 //! - this file: reading a results file, and [`document`], which calls the sections in reading order;
-//! - `report/sections/`: the sections, grouped by what they tell (`setup.rs`: how it was measured; `figures.rs`: the
+//! - `report/sections/`: the sections, grouped by what they tell (`summary.rs`: the answer first, each subject's
+//!   headline figures against the baseline in words; `setup.rs`: how it was measured; `figures.rs`: the
 //!   tables of figures; `verdicts.rs`: ratios and verdicts; `published.rs`: a study's own figures; `notes.rs`: left
 //!   out, diagnoses, flags, skipped);
 //! - `report/ratios.rs`: the baseline, ratios and how far each can be trusted ([`Bound`]);
@@ -37,7 +38,7 @@ pub use ratios::{Bound, baseline, ratio_text};
 use crate::schema::{self, Benchmark, ReadError, SCHEMA_VERSION, SubjectKind};
 use crate::usage;
 use format::cells;
-use sections::{figures, notes, setup, verdicts};
+use sections::{figures, notes, setup, summary, verdicts};
 
 /// Reads a `benchmark.json` of this schema version or of version 1 (upgraded: see [`schema::upgrade_from_v1`]),
 /// refusing any other. Any problem with the file is the user's input: a one-line error, exit 2.
@@ -49,7 +50,7 @@ pub fn load(path: &Path) -> Result<Benchmark> {
             ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
             ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
             ReadError::Version(v) => {
-                format!("{path}: schema version {v}, this fairpair reads versions 1 and {SCHEMA_VERSION}")
+                format!("{path}: schema version {v}, this fairpair reads versions 1 to {SCHEMA_VERSION}")
             }
             ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
         })
@@ -118,6 +119,7 @@ pub fn marked(b: &Benchmark) -> Benchmark {
     b.runs.iter_mut().for_each(|r| mark(&mut r.subject));
     b.open_loop.iter_mut().for_each(|r| mark(&mut r.subject));
     b.memory.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.capacity.iter_mut().flat_map(|c| c.searches.iter_mut()).for_each(|s| mark(&mut s.subject));
     b.summaries.iter_mut().for_each(|s| mark(&mut s.subject));
     b.memory_summaries.iter_mut().for_each(|s| mark(&mut s.subject));
     for f in b.flags.iter_mut() {
@@ -143,13 +145,29 @@ pub fn render(b: &Benchmark) -> (String, Vec<(String, String)>) {
     (markdown::render(&doc), charts)
 }
 
+/// The summary's verdicts as lines of plain text, for the console's closing lines: the same words as the report's
+/// summary.
+pub fn verdict_lines(b: &Benchmark) -> Vec<String> {
+    let b = &marked(b);
+    summary::lines(&summary::verdicts(b, &cells(&b.summaries)))
+}
+
 /// The report as a [`Document`]: one section after another, each renderer's input.
 pub fn document(b: &Benchmark) -> Document {
     let b = &marked(b);
     let mut doc = Document::default();
     let subjects: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
     let cells = cells(&b.summaries);
-    setup::header(&mut doc, b);
+    doc.heading(1, "fairpair report");
+    if !b.complete {
+        doc.push(Block::Note(
+            "**INCOMPLETE**: the run stopped before it finished (interrupted or killed); only the runs recorded up to \
+             then are below."
+                .into(),
+        ));
+    }
+    summary::section(&mut doc, &summary::verdicts(b, &cells));
+    doc.push(Block::Contents);
     setup::environment(&mut doc, b);
     setup::two_hosts(&mut doc, b);
     setup::method(&mut doc, b);
@@ -171,6 +189,7 @@ pub fn document(b: &Benchmark) -> Document {
         figures::cpu(&mut doc, b, &cells, &subjects);
     }
     figures::open_loop(&mut doc, b);
+    sections::capacity::capacity(&mut doc, b);
     if figures::memory(&mut doc, b) {
         doc.chart("memory.svg".into(), "memory".into(), charts::memory_chart(&b.memory_summaries), true);
     }
@@ -219,27 +238,40 @@ mod tests {
     }
 
     #[test]
+    fn the_go_version_is_shown_beside_node_when_recorded() {
+        let mut b = golden();
+        let (md, _) = render(&b);
+        assert!(!md.contains("| go |"), "no Go ran, no row: {md}");
+        b.environment.go = Some("go1.19.8".into());
+        let (md, _) = render(&b);
+        assert!(md.contains("| node | v20.20.2 |\n| go | go1.19.8 |\n"), "{md}");
+    }
+
+    #[test]
     fn a_loader_limited_subject_gets_bounds_never_a_plain_ratio() {
         // alpha 8,816, beta 7,772 req/s: with a capacity of 10,000, alpha (88 %) is limited and beta (78 %) not.
         let b = with_capacity(10_000.0);
         let limited: Vec<(&str, bool)> = b.summaries.iter().map(|s| (s.subject.as_str(), s.loader_limited)).collect();
         assert_eq!(limited, [("ceiling", true), ("alpha", true), ("beta", false)]);
         let (md, _) = render(&b);
-        assert!(md.contains("| beta / alpha |") && md.contains("| ≤ 0.88× |"), "the ratio column is a bound:\n{md}");
+        assert!(md.contains("| / alpha |") && md.contains("| ≤ 0.88× |"), "the ratio column is a bound:\n{md}");
         assert!(!md.contains("| 0.88× |"));
-        assert!(md.contains("**88 % of loader: loader-limited**"), "{md}");
-        assert!(md.contains("· 78 % of loader |"), "{md}");
+        assert!(md.contains("| **88 %: loader-limited** | baseline |"), "{md}");
+        assert!(md.contains("| 78 % | ≤ 0.88× |"), "{md}");
         assert!(
-            md.contains("alpha/beta ≥ 1.13×, a bound, not a measured ratio (alpha at 88 % of the loader's capacity)")
+            md.contains("beta/alpha ≤ 0.88×, a bound, not a measured ratio (alpha at 88 % of the loader's capacity)"),
+            "{md}"
         );
         assert!(md.contains("get, 8 connections, **CPU per request (the headline: alpha is loader-limited)**"));
         // Both the ceiling and alpha are limited: that comparison says so instead of giving a share.
-        assert!(md.contains("alpha measured 92 % (both loader-limited"), "{md}");
+        assert!(md.contains("alpha measured 92 % (both held by the loader"), "{md}");
         assert!(md.contains("beta reaches at most 81 % (the ceiling is loader-limited)"), "{md}");
+        // The summary says the same in words.
+        assert!(md.contains("| get, 8 connections | ≤ 0.88× (an upper bound: alpha is loader-limited) |"), "{md}");
 
         // Ample capacity: plain ratios, and the share still shown.
         let (md, _) = render(&with_capacity(100_000.0));
-        assert!(md.contains("| 0.88× |") && md.contains("· 9 % of loader"), "{md}");
+        assert!(md.contains("| 0.88× |") && md.contains("| 8 % | 0.88× |"), "{md}");
         assert!(!md.contains("| ≥") && !md.contains("a bound, not") && !md.contains("(the headline"), "{md}");
     }
 
@@ -315,7 +347,7 @@ mod tests {
         }
         assert_eq!(baseline(&b), Some("alpha"), "no built-in subject implements the API: the first that does");
         let (md, _) = render(&b);
-        assert!(md.contains("| beta / alpha |"), "{md}");
+        assert!(md.contains("| beta / alpha |") && md.contains("| / alpha |"), "{md}");
         assert!(md.contains("| 0.0043× |"), "{md}");
         assert!(md.contains("beta reaches 0.39 % of the ceiling baseline"), "{md}");
         assert!(!md.contains("0.00×") && !md.contains(" 0 % of"), "{md}");
@@ -323,7 +355,8 @@ mod tests {
         // --baseline beta: the column turns round.
         b.settings.baseline = Some("beta".into());
         let (md, _) = render(&b);
-        assert!(md.contains("| alpha / beta |") && md.contains("Ratios are against beta"), "{md}");
+        assert!(md.contains("| alpha / beta |") && md.contains("| / beta |"), "{md}");
+        assert!(md.contains("each subject's median over beta's, the baseline"), "{md}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Ratios against the baseline, and how far each can be trusted: a measured ratio, a bound (one side is
-//! loader-limited), or none (both are).
+//! loader-limited or loader-bound), or none (both are). Every ratio runs one way: a subject's figure over the
+//! baseline's.
 
 use crate::schema::{Benchmark, SubjectKind, Summary};
 
@@ -41,6 +42,19 @@ pub fn ratio_text(r: f64) -> String {
     format!("{r:.decimals$}")
 }
 
+/// Why a cell's figures are the loader's rather than the server's, if they are: `loader-limited` (above the measured
+/// share of the loader's capacity) or, where no capacity was measured or the cell stayed under it, `loader-bound`
+/// (the load generator used ≥ 90 % of its CPUs in a run). Either makes the cell's ratios bounds.
+pub fn loader_limit(s: &Summary) -> Option<&'static str> {
+    if s.loader_limited {
+        Some("loader-limited")
+    } else if s.loader_bound_runs > 0 {
+        Some("loader-bound")
+    } else {
+        None
+    }
+}
+
 /// How far a ratio `a / b` can be trusted, given which side is loader-limited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bound {
@@ -59,7 +73,7 @@ impl Bound {
     /// at least what it would be (the loader's queueing is in it). So for a metric where higher is better, `a`
     /// limited makes `a / b` a lower bound; where lower is better (latency), an upper bound.
     pub fn of(a: &Summary, b: &Summary, higher_is_better: bool) -> Bound {
-        Bound::from_limits(a.loader_limited, b.loader_limited, higher_is_better)
+        Bound::from_limits(loader_limit(a).is_some(), loader_limit(b).is_some(), higher_is_better)
     }
 
     pub fn from_limits(a_limited: bool, b_limited: bool, higher_is_better: bool) -> Bound {

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 
-use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool};
+use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool, words};
 use crate::schema::Latency;
 
 pub struct Ab;
@@ -49,9 +49,8 @@ impl LoadTool for Ab {
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
         let requests = (spec.duration_s.max(1) * MAX_REQUESTS_PER_SECOND).min(i32::MAX as u64);
-        let mut v: Vec<String> =
-            ["stdbuf", "-oL", "ab", "-q", "-k", "-r", "-s", "10", "-c"].iter().map(|s| s.to_string()).collect();
-        v.push(spec.connections.max(1).to_string());
+        let mut v =
+            words(&["stdbuf", "-oL", "ab", "-q", "-k", "-r", "-s", "10", "-c", &spec.connections.max(1).to_string()]);
         // -t before -n: -t sets -n to 50,000, and a later -n overrides that.
         v.extend(["-t".into(), spec.duration_s.to_string(), "-n".into(), requests.to_string()]);
         v.extend(["-e".into(), "/dev/stdout".into()]);

@@ -2,10 +2,10 @@
 //! process: on one core it saturates its own CPU at about 20,000 requests/s, so a fast server can make it the
 //! bottleneck (the harness flags such runs as loader-bound).
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool, from_json};
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, Tool, from_json, request_args, words};
 use crate::schema::Latency;
 
 pub struct Autocannon;
@@ -22,37 +22,18 @@ impl LoadTool for Autocannon {
     }
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
-        let mut v = vec![
-            "autocannon".to_string(),
-            "-j".into(),
-            "-n".into(),
-            "-c".into(),
-            spec.connections.to_string(),
-            "-d".into(),
-            spec.duration_s.to_string(),
-        ];
+        let (c, d) = (spec.connections.to_string(), spec.duration_s.to_string());
+        let mut v = words(&["autocannon", "-j", "-n", "-c", &c, "-d", &d]);
         if let Some(rate) = spec.rate {
-            v.push("-R".into());
-            v.push(format!("{}", rate.round() as u64));
+            v.extend(["-R".to_string(), format!("{}", rate.round() as u64)]);
         }
-        if spec.method != Method::Get {
-            v.push("-m".into());
-            v.push(spec.method.to_string());
-        }
-        if let Some(body) = &spec.body {
-            v.push("-H".into());
-            v.push("Content-Type=application/json".into());
-            v.push("-b".into());
-            v.push(body.clone());
-        }
-        v.push(spec.url.clone());
+        v.extend(request_args(spec, "Content-Type=application/json", "-b"));
         v
     }
 
     fn parse(&self, stdout: &str) -> Result<LoadResult> {
         // With -j the whole output is one JSON object (progress goes to stderr, and -n turns it off).
-        let start = stdout.find('{').ok_or_else(|| anyhow!("no JSON in autocannon's output"))?;
-        let out: Output = from_json("autocannon", stdout[start..].trim())?;
+        let out: Output = from_json("autocannon", stdout)?;
         let total = out.requests.total;
         // `duration` is the measured time in seconds; `requests.average` is a mean of per-second samples, which
         // drops the last partial second, so the rate is computed from the total instead.
@@ -105,6 +86,7 @@ struct Percentiles {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Method;
 
     #[test]
     fn post_carries_method_header_and_body() {

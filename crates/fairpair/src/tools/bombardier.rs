@@ -12,10 +12,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, Method, OpenLoopSupport, Tool, from_json};
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, Tool, from_json, request_args, words};
 use crate::schema::Latency;
 
 pub struct Bombardier;
@@ -33,38 +33,14 @@ impl LoadTool for Bombardier {
     }
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
-        let mut v = vec![
-            "bombardier".to_string(),
-            "-c".into(),
-            spec.connections.max(1).to_string(),
-            "-d".into(),
-            format!("{}s", spec.duration_s),
-            "-t".into(),
-            "10s".into(),
-            "-l".into(),
-            "-o".into(),
-            "json".into(),
-            "-p".into(),
-            "r".into(),
-        ];
-        if spec.method != Method::Get {
-            v.push("-m".into());
-            v.push(spec.method.to_string());
-        }
-        if let Some(body) = &spec.body {
-            v.push("-H".into());
-            v.push("Content-Type: application/json".into());
-            v.push("-b".into());
-            v.push(body.clone());
-        }
-        v.push(spec.url.clone());
+        let (c, d) = (spec.connections.max(1).to_string(), format!("{}s", spec.duration_s));
+        let mut v = words(&["bombardier", "-c", &c, "-d", &d, "-t", "10s", "-l", "-o", "json", "-p", "r"]);
+        v.extend(request_args(spec, "Content-Type: application/json", "-b"));
         v
     }
 
     fn parse(&self, stdout: &str) -> Result<LoadResult> {
-        let start =
-            stdout.find('{').ok_or_else(|| anyhow!("no JSON in bombardier's output (was it run with -o json?)"))?;
-        let r = from_json::<Output>("bombardier", stdout[start..].trim())?.result;
+        let r = from_json::<Output>("bombardier", stdout)?.result;
         let ms = |us: f64| us / 1000.0;
         let non_2xx = r.req1xx + r.req3xx + r.req4xx + r.req5xx + r.others;
         let requests = r.req2xx + non_2xx;
@@ -158,6 +134,7 @@ fn http_bombardier() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::Method;
 
     #[test]
     fn post_command_line() {

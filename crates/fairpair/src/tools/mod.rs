@@ -96,7 +96,7 @@ impl Tool {
     fn install_hint(self) -> &'static str {
         match self {
             Tool::Wrk => "install it with `apt-get install wrk` (or run scripts/compare, which does)",
-            Tool::Oha => "install it with `cargo install oha --locked` (scripts/setup-tools)",
+            Tool::Oha => "install it with `cargo install oha --locked --version 1.16.0` (scripts/setup-tools)",
             Tool::Ab => "install it with `apt-get install apache2-utils` (scripts/setup-tools)",
             Tool::Bombardier => {
                 "install codesenberg/bombardier with `go install github.com/codesenberg/bombardier@latest` \
@@ -202,10 +202,30 @@ pub fn shell_words(argv: &[String]) -> String {
         .join(" ")
 }
 
-/// Reads a tool's JSON output into the adapter's typed view of it. The error names the tool, and serde names the
-/// field: `oha's JSON output: missing field `summary` at line 1 column 2`.
-pub(crate) fn from_json<T: serde::de::DeserializeOwned>(tool: &str, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|e| anyhow::anyhow!("{tool}'s JSON output: {e}"))
+/// Reads a tool's JSON output (from its first `{`) into the adapter's typed view of it. The error names the tool, and
+/// serde names the field: `oha's JSON output: missing field `summary` at line 1 column 2`.
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(tool: &str, stdout: &str) -> Result<T> {
+    let start = stdout.find('{').ok_or_else(|| anyhow::anyhow!("no JSON in {tool}'s output"))?;
+    serde_json::from_str(stdout[start..].trim()).map_err(|e| anyhow::anyhow!("{tool}'s JSON output: {e}"))
+}
+
+/// Words of a command line, as owned strings.
+pub(crate) fn words(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// The end of a command line for the tools that take the request as flags: `-m METHOD` unless it is GET, the JSON
+/// body after `-H CONTENT_TYPE BODY_FLAG` (each tool spells them its own way), then the URL.
+pub(crate) fn request_args(spec: &LoadSpec, content_type: &str, body_flag: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    if spec.method != Method::Get {
+        v.extend(["-m".to_string(), spec.method.to_string()]);
+    }
+    if let Some(body) = &spec.body {
+        v.extend([String::from("-H"), content_type.into(), body_flag.into(), body.clone()]);
+    }
+    v.push(spec.url.clone());
+    v
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow};
 use serde::Deserialize;
 
-use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, Tool, from_json};
+use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, Tool, from_json, words};
 use crate::schema::Latency;
 
 pub struct Wrk;
@@ -36,21 +36,11 @@ impl LoadTool for Wrk {
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
         // wrk refuses fewer connections than threads.
-        let threads = spec.threads.clamp(1, spec.connections.max(1));
-        let mut v = vec![
-            "wrk".to_string(),
-            "-t".into(),
-            threads.to_string(),
-            "-c".into(),
-            spec.connections.to_string(),
-            "-d".into(),
-            format!("{}s", spec.duration_s),
-            "--timeout".into(),
-            "10s".into(),
-        ];
+        let threads = spec.threads.clamp(1, spec.connections.max(1)).to_string();
+        let (c, d) = (spec.connections.to_string(), format!("{}s", spec.duration_s));
+        let mut v = words(&["wrk", "-t", &threads, "-c", &c, "-d", &d, "--timeout", "10s"]);
         if let Some(script) = &spec.script {
-            v.push("-s".into());
-            v.push(script.display().to_string());
+            v.extend(["-s".to_string(), script.display().to_string()]);
         }
         v.push(spec.url.clone());
         v

@@ -2,62 +2,71 @@
 //! start-up.
 
 use crate::report::document::{Align, Block, Document, Table};
-use crate::report::format::{cv, mib, ms, not_reported};
+use crate::report::format::{mib, ms, not_reported};
 use crate::report::ratios::{Bound, baseline, ratio};
 use crate::report::{charts::latency_points, is_external};
 use crate::schema::{Benchmark, SubjectKind};
 use crate::text::thousands;
 
 pub(crate) fn throughput(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
+    use Align::{Left, Right};
     let measured = b.preflight.as_ref().is_some_and(|p| !p.loader_capacity.is_empty());
-    let share = if measured { ", then the share of the loader's capacity (see *Preflight*)" } else { "" };
-    let base = baseline(b);
-    let against = base.map_or(String::new(), |n| format!(" Ratios are against {n} (`--baseline`)."));
+    let base = baseline(b).unwrap_or_default();
     doc.heading(2, "Throughput (requests/s)");
+    let spread = if b.summaries.iter().any(|s| s.requests_per_sec.n > 1) {
+        "Median [min–max] over runs and their coefficient of variation (CV)"
+    } else {
+        "One run per cell: its figure, with no range and no CV"
+    };
+    let share = if measured { "; the share of the loader's measured capacity (see *Preflight*)" } else { "" };
     doc.paragraph(format!(
-        "Median [min–max], CV in parentheses{share}. Only runs whose every response had the expected status count \
-         (see *Left out*).{against}"
+        "{spread}{share}; each subject's median over {base}'s, the baseline (`--baseline`), where `≥` and `≤` mark \
+         bounds. Only runs whose every response had the expected status count (see *Left out*)."
     ));
-    let others: Vec<&str> =
-        b.subjects.iter().filter(|s| !s.get_only && Some(s.name.as_str()) != base).map(|s| s.name.as_str()).collect();
-    let base = base.unwrap_or_default();
-    let ratio_titles: Vec<String> = others.iter().map(|other| format!("{other} / {base}")).collect();
-    let mut columns = vec![("scenario", Align::Left), ("connections", Align::Right)];
-    columns.extend(subjects.iter().map(|n| (*n, Align::Right)));
-    columns.extend(ratio_titles.iter().map(|n| (n.as_str(), Align::Right)));
+    let mut columns = vec![("scenario", Left), ("connections", Right), ("subject", Left), ("requests/s", Right)];
+    columns.push(("CV", Right));
+    if measured {
+        columns.push(("share of loader", Right));
+    }
+    let title = format!("/ {base}");
+    columns.push((title.as_str(), Right));
     let mut t = Table::new(&columns);
     for (scenario, conns) in cells {
-        let mut row = vec![scenario.clone(), conns.to_string()];
-        row.extend(subjects.iter().map(|name| throughput_cell(b, name, scenario, *conns)));
-        for other in &others {
-            let (a, c) = (b.summary(other, scenario, *conns), b.summary(base, scenario, *conns));
-            row.push(match (a, c) {
-                (Some(a), Some(c)) => ratio(a.requests_per_sec.median, c.requests_per_sec.median)
-                    .map_or("—".into(), |r| Bound::of(a, c, true).format(r)),
-                _ => "—".into(),
+        for name in subjects {
+            let mut row = vec![scenario.clone(), conns.to_string(), name.to_string()];
+            let Some(s) = b.summary(name, scenario, *conns) else {
+                if b.runs.iter().any(|r| r.subject == *name && r.scenario == *scenario && r.connections == *conns) {
+                    row.push("left out (see *Left out*)".into());
+                    row.resize(columns.len(), String::new());
+                    t.row(row);
+                }
+                continue;
+            };
+            let r = &s.requests_per_sec;
+            row.push(if r.n > 1 {
+                format!("{} [{}–{}]", thousands(r.median), thousands(r.min), thousands(r.max))
+            } else {
+                thousands(r.median)
             });
+            row.push(r.cv.map_or("—".into(), |c| format!("{:.1} %", c * 100.0)));
+            if measured {
+                row.push(match s.loader_capacity_share_percent {
+                    Some(share) if s.loader_limited => format!("**{share:.0} %: loader-limited**"),
+                    Some(share) => format!("{share:.0} %"),
+                    None => "—".into(),
+                });
+            }
+            row.push(match b.summary(base, scenario, *conns) {
+                _ if *name == base => "baseline".into(),
+                Some(c) => {
+                    ratio(r.median, c.requests_per_sec.median).map_or("—".into(), |x| Bound::of(s, c, true).format(x))
+                }
+                None => "—".into(),
+            });
+            t.row(row);
         }
-        t.row(row);
     }
     doc.push(Block::Table(t));
-}
-
-pub(crate) fn throughput_cell(b: &Benchmark, name: &str, scenario: &str, conns: u32) -> String {
-    let Some(s) = b.summary(name, scenario, conns) else {
-        let left = b.runs.iter().any(|r| r.subject == name && r.scenario == scenario && r.connections == conns);
-        return if left { "left out (see *Left out*)".into() } else { "—".into() };
-    };
-    let r = &s.requests_per_sec;
-    let figure = if r.n > 1 {
-        format!("{} [{}–{}]{}", thousands(r.median), thousands(r.min), thousands(r.max), cv(r))
-    } else {
-        thousands(r.median)
-    };
-    match s.loader_capacity_share_percent {
-        Some(share) if s.loader_limited => format!("{figure} · **{share:.0} % of loader: loader-limited**"),
-        Some(share) => format!("{figure} · {share:.0} % of loader"),
-        None => figure,
-    }
 }
 
 pub(crate) fn latency(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) {
@@ -100,8 +109,8 @@ pub(crate) fn cpu(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], su
     use Align::{Left, Right};
     doc.heading(2, "CPU and machine");
     doc.paragraph(format!(
-        "Server CPU time per request (all its processes, from `/proc`); the load generator's CPU use as a share of \
-         the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the \
+        "Server CPU time per request, median [min–max] over runs (all its processes, from `/proc`); the load \
+         generator's median CPU use as a share of the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the \
          most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening \
          socket got (`ss`, capped by `net.core.somaxconn`).",
         crate::summary::LOADER_BOUND_PERCENT

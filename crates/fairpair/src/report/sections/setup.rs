@@ -1,57 +1,24 @@
-//! The sections that say how the figures were measured, before any figure: the title and its warnings, the
-//! environment (and a two-host run's server host and network path), the method, preflight, the subjects and the exact
+//! The sections that say how the figures were measured, after the summary: the environment (and a two-host run's server host and network path), the method, preflight, the subjects and the exact
 //! commands.
 
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::format::cpu_list;
 use crate::schema::{Benchmark, CapacityBasis, VerificationStatus};
-use crate::text::thousands;
-
-pub(crate) fn header(doc: &mut Document, b: &Benchmark) {
-    doc.heading(1, "fairpair report");
-    if !b.complete {
-        doc.push(Block::Note(
-            "**INCOMPLETE**: the run stopped before it finished (interrupted or killed); only the runs recorded up to \
-             then are below."
-                .into(),
-        ));
-    }
-    doc.paragraph(format!(
-        "Measured {} by {} on `{}` (schema {}). Every figure below is a median over repeated runs, each on a \
-         freshly started server; the raw runs, with each tool's exact command and output, are in `benchmark.json`.",
-        b.environment.date, b.generator, b.environment.hostname, b.schema_version
-    ));
-    if let Some(t) = &b.two_hosts {
-        doc.push(Block::Note(format!(
-            "**A two-host run**: the load generator ran on `{}` ({}), the subjects on the server host `{}` ({}, \
-             reached as `{}` over ssh). The server side's CPU time, memory and start-up were read from that host's \
-             `/proc`. See *Server host and network path*.",
-            b.environment.hostname, t.loader_address, t.server_environment.hostname, t.server_address, t.server_host
-        )));
-        if t.same_kernel {
-            doc.push(Block::Note(
-                "Both hosts ran on **one kernel** (the same boot id): namespaces or containers of one machine, which \
-                 share its CPUs, caches and memory bandwidth. This run shows the two-host mechanics; its figures are \
-                 not those of two machines."
-                    .into(),
-            ));
-        }
-    }
-    if b.settings.quick {
-        doc.push(Block::Note(
-            "**A `--quick` smoke run**: one short run per cell, so there is no measure of noise. Check the pipeline \
-             with it; do not quote its figures."
-                .into(),
-        ));
-    }
-}
+use crate::text::{count, thousands};
 
 pub(crate) fn environment(doc: &mut Document, b: &Benchmark) {
     doc.heading(2, "Environment");
     if b.two_hosts.is_some() {
         doc.paragraph("The load generator's host (the server host is described in the next section).");
     }
-    environment_table(doc, &b.environment, b.schema_version);
+    folded(doc, "The machine and its software", |doc| environment_table(doc, &b.environment, b.schema_version));
+}
+
+/// Blocks folded under a one-line summary in the HTML page (`<details>`): long tables a reader opens when needed.
+fn folded(doc: &mut Document, summary: &str, add: impl FnOnce(&mut Document)) {
+    let mut inner = Document::default();
+    add(&mut inner);
+    doc.push(Block::Folded { summary: summary.into(), blocks: inner.blocks });
 }
 
 /// The table of one host's machine and software.
@@ -63,6 +30,9 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
     row("OS, kernel", format!("{}, Linux {}", e.os, e.kernel));
     row("rustc", e.rustc.clone());
     row("node", e.node.clone());
+    if let Some(go) = &e.go {
+        row("go", go.clone());
+    }
     for (tool, version) in &e.tools {
         row(tool, version.clone());
     }
@@ -80,11 +50,26 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
 pub(crate) fn two_hosts(doc: &mut Document, b: &Benchmark) {
     let Some(t) = &b.two_hosts else { return };
     doc.heading(2, "Server host and network path");
+    doc.push(Block::Note(format!(
+        "**A two-host run**: the load generator ran on `{}` ({}), the subjects on the server host `{}` ({}, reached \
+         as `{}` over ssh). The server side's CPU time, memory and start-up were read from that host's `/proc`.",
+        b.environment.hostname, t.loader_address, t.server_environment.hostname, t.server_address, t.server_host
+    )));
+    if t.same_kernel {
+        doc.push(Block::Note(
+            "Both hosts ran on **one kernel** (the same boot id): namespaces or containers of one machine, which \
+             share its CPUs, caches and memory bandwidth. This run shows the two-host mechanics; its figures are not \
+             those of two machines."
+                .into(),
+        ));
+    }
     doc.paragraph(format!(
         "The subjects ran on `{}` (`{}`, started from `{}`); this is its machine and software:",
         t.server_environment.hostname, t.server_host, t.server_dir
     ));
-    environment_table(doc, &t.server_environment, b.schema_version);
+    folded(doc, "The server host's machine and software", |doc| {
+        environment_table(doc, &t.server_environment, b.schema_version)
+    });
     let mut table = Table::new(&[("network path", Align::Left), ("", Align::Left)]);
     table.row(vec!["addresses".into(), format!("loader {} → server {}", t.loader_address, t.server_address)]);
     let rtt = t.rtt_ms.as_ref().map_or("not measured".to_string(), |r| {
@@ -132,15 +117,20 @@ pub(crate) fn two_hosts(doc: &mut Document, b: &Benchmark) {
 pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
     let (e, s) = (&b.environment, &b.settings);
     doc.heading(2, "Method");
+    doc.paragraph(format!(
+        "Measured {} by {} (schema {}). Every figure is a median over repeated runs, each on a freshly started \
+         server; the raw runs, with each tool's exact command and output, are in `benchmark.json`.",
+        b.environment.date, b.generator, b.schema_version
+    ));
     let mut items = vec![format!(
-        "Closed loop: `{}` ({}) with {} thread(s); {} s warm-up (discarded, a separate run of the tool), then {} s \
-         measured; {} repeat(s) per cell; a fresh server process for every run; subjects alternated run by run.",
+        "Closed loop: `{}` ({}) with {}; {} s warm-up (discarded, a separate run of the tool), then {} s measured; \
+         {} per cell; a fresh server process for every run; subjects alternated run by run.",
         s.tool,
         e.tools.get(s.tool.name()).map_or("version unknown", String::as_str),
-        s.loader_threads,
+        count(u64::from(s.loader_threads), "thread"),
         s.warmup_s,
         s.duration_s,
-        s.repeats
+        count(u64::from(s.repeats), "repeat")
     )];
     items.push(if let (true, Some(t)) = (s.pinned, &b.two_hosts) {
         format!(
@@ -173,7 +163,7 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
         None if b.schema_version == 1 => items.push(format!(
             "POST runs: every server started with `--max-users {}`, sized from a fixed guess of the POST rate \
              (schema 1; later versions measure it).",
-            s.post_max_users
+            s.post_max_users.unwrap_or_default()
         )),
         None => {}
     }
@@ -305,7 +295,7 @@ pub(crate) fn commands(doc: &mut Document, b: &Benchmark) {
     if let Some(r) = b.memory.first() {
         items.push(format!("memory phase load: `{}`", r.load_command));
     }
-    doc.list(items);
+    folded(doc, &count(items.len() as u64, "command"), |doc| doc.list(items));
     for sc in &b.scenarios {
         if let Some(script) = &sc.wrk_script {
             doc.push(Block::Code {

@@ -2,17 +2,18 @@
 //! exceeds the measured noise; and each subject's share of the fixed-response ceiling.
 
 use crate::report::document::Document;
-use crate::report::ratios::{Bound, baseline, percent_text, ratio, ratio_text};
+use crate::report::ratios::{Bound, baseline, loader_limit, percent_text, ratio, ratio_text};
 use crate::schema::{Benchmark, Summary};
 use crate::stats::{self, Stat, Verdict};
-use crate::text::{number, thousands};
+use crate::text::{count, number, thousands};
 
 pub(crate) fn ratios(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)]) {
     doc.heading(2, "Ratios and verdicts");
     doc.paragraph(
         "A difference *exceeds the noise* only when the min–max ranges of the two subjects' runs do not overlap; \
-         with a single run per side the noise is unknown and no verdict is given. Where a subject is loader-limited, \
-         its throughput and latency ratios are bounds, and CPU per request (which the loader cannot distort) leads.",
+         with a single run per side the noise is unknown and no verdict is given. Every ratio is a subject's figure \
+         over the baseline's. Where a subject is loader-limited or loader-bound, its throughput and latency ratios \
+         are bounds, and CPU per request (which the loader cannot distort) leads.",
     );
     let contract_subjects: Vec<&str> = b.subjects.iter().filter(|s| !s.get_only).map(|s| s.name.as_str()).collect();
     let mut items = Vec::new();
@@ -20,17 +21,16 @@ pub(crate) fn ratios(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)])
     // Each subject against the baseline, not every pair: with a service of one's own beside rust and node, the
     // question is how it compares with the reference.
     let base = baseline(b).unwrap_or_default();
-    let pairs: Vec<(&str, &str)> =
-        contract_subjects.iter().filter(|n| **n != base).map(|other| (base, *other)).collect();
-    for (a, other) in pairs {
+    // Every ratio is the subject's figure over the baseline's, as in the tables.
+    for other in contract_subjects.iter().filter(|n| **n != base) {
         for (scenario, conns) in cells {
-            let (Some(sa), Some(sb)) = (b.summary(a, scenario, *conns), b.summary(other, scenario, *conns)) else {
+            let (Some(sa), Some(sb)) = (b.summary(other, scenario, *conns), b.summary(base, scenario, *conns)) else {
                 continue;
             };
             any = true;
             cell_verdicts(&mut items, &format!("{scenario}, {conns} connections"), sa, sb);
         }
-        any |= memory_verdicts(&mut items, b, a, other);
+        any |= memory_verdicts(&mut items, b, other, base);
     }
     any |= ceiling_lines(&mut items, b, cells, &contract_subjects);
     doc.list(items);
@@ -47,7 +47,7 @@ pub(crate) fn cell_verdicts(items: &mut Vec<String>, at: &str, sa: &Summary, sb:
         (Some(ca), Some(cb)) => Some(compare(a, other, ca, cb, false, "µs")),
         _ => None,
     };
-    let limited = sa.loader_limited || sb.loader_limited;
+    let limited = loader_limit(sa).is_some() || loader_limit(sb).is_some();
     if let (true, Some(line)) = (limited, &cpu) {
         items.push(format!("{at}, **CPU per request (the headline: {})**: {line}", limited_names(sa, sb)));
     }
@@ -68,7 +68,7 @@ pub(crate) fn cell_verdicts(items: &mut Vec<String>, at: &str, sa: &Summary, sb:
 
 pub(crate) fn limited_names(sa: &Summary, sb: &Summary) -> String {
     let names: Vec<String> =
-        [sa, sb].iter().filter(|s| s.loader_limited).map(|s| format!("{} is loader-limited", s.subject)).collect();
+        [sa, sb].iter().filter_map(|s| Some(format!("{} is {}", s.subject, loader_limit(s)?))).collect();
     names.join(", ")
 }
 
@@ -79,9 +79,15 @@ pub(crate) fn bounded(sa: &Summary, sb: &Summary, va: &Stat, vb: &Stat, bound: B
     let ratio = if vb.median > 0.0 { bound.format(va.median / vb.median) } else { "—".into() };
     let why: Vec<String> = [sa, sb]
         .iter()
-        .filter_map(|s| {
-            let share = s.loader_capacity_share_percent.filter(|_| s.loader_limited)?;
-            Some(format!("{} at {share:.0} % of the loader's capacity", s.subject))
+        .filter_map(|s| match s.loader_capacity_share_percent.filter(|_| s.loader_limited) {
+            Some(share) => Some(format!("{} at {share:.0} % of the loader's capacity", s.subject)),
+            None if s.loader_bound_runs > 0 => Some(format!(
+                "{}'s load generator at ≥ {:.0} % CPU in {}",
+                s.subject,
+                crate::summary::LOADER_BOUND_PERCENT,
+                count(u64::from(s.loader_bound_runs), "run")
+            )),
+            None => None,
         })
         .collect();
     format!("{figures} — {a}/{other} {ratio}, a bound, not a measured ratio ({}).", why.join(", "))
@@ -119,12 +125,18 @@ pub(crate) fn ceiling_lines(
                 let share = percent_text(share);
                 let reaches = match Bound::of(s, c, true) {
                     Bound::Exact => format!("reaches {share} %"),
-                    Bound::AtLeast => format!("reaches at least {share} % (it is loader-limited)"),
+                    Bound::AtLeast => {
+                        format!("reaches at least {share} % (it is {})", loader_limit(s).unwrap_or_default())
+                    }
                     Bound::AtMost => {
-                        format!("reaches at most {share} % (the {} is loader-limited)", ceiling.name)
+                        format!(
+                            "reaches at most {share} % (the {} is {})",
+                            ceiling.name,
+                            loader_limit(c).unwrap_or_default()
+                        )
                     }
                     Bound::Unknown => {
-                        format!("measured {share} % (both loader-limited: not a comparison of the servers)")
+                        format!("measured {share} % (both held by the loader: not a comparison of the servers)")
                     }
                 };
                 items.push(format!(
@@ -139,26 +151,26 @@ pub(crate) fn ceiling_lines(
     any
 }
 
-/// One verdict line: who is better, by how much, and whether that exceeds the measured noise.
+/// One verdict line: the ratio `a / b` (a subject over the baseline), who is better, and whether that exceeds the
+/// measured noise.
 pub(crate) fn compare(a: &str, b: &str, sa: &Stat, sb: &Stat, higher_is_better: bool, unit: &str) -> String {
     let (va, vb) = (sa.median, sb.median);
     let figures = format!("{a} {} vs {b} {} {unit}", number(va), number(vb));
     if va == 0.0 || vb == 0.0 {
         return format!("{figures}.");
     }
-    let ratio = va / vb;
-    let a_better = if higher_is_better { va > vb } else { va < vb };
-    let (winner, factor) = if a_better { (a, ratio.max(1.0 / ratio)) } else { (b, ratio.max(1.0 / ratio)) };
+    let ratio = format!("{a}/{b} {}×", ratio_text(va / vb));
+    let winner = if (va > vb) == higher_is_better { a } else { b };
     let noise = match (sa.spread(), sb.spread()) {
         (Some(x), Some(y)) => format!("spread {:.1} % / {:.1} %", x * 100.0, y * 100.0),
         _ => "noise not measured".into(),
     };
     let verdict = match stats::verdict(sa, sb) {
         Verdict::Exceeds => {
-            format!("**{winner} better by {factor:.2}×, beyond the measured noise** ({noise}; ranges do not overlap)")
+            format!("{ratio}: **{winner} better, beyond the measured noise** ({noise}; ranges do not overlap)")
         }
-        Verdict::WithinNoise => format!("within the measured noise ({noise}; ranges overlap): no winner"),
-        Verdict::NoiseUnknown => format!("ratio {a}/{b} {}; single run, so no verdict", ratio_text(ratio)),
+        Verdict::WithinNoise => format!("{ratio}: within the measured noise ({noise}; ranges overlap): no winner"),
+        Verdict::NoiseUnknown => format!("{ratio}: single run, so no verdict"),
     };
     format!("{figures} — {verdict}.")
 }
@@ -172,9 +184,9 @@ mod tests {
         let a = Stat::of(&[100.0, 101.0, 102.0]).unwrap();
         let b = Stat::of(&[50.0, 51.0, 52.0]).unwrap();
         let line = compare("rust", "node", &a, &b, true, "requests/s");
-        assert!(line.contains("**rust better by 1.98×, beyond the measured noise**"), "{line}");
+        assert!(line.contains("rust/node 1.98×: **rust better, beyond the measured noise**"), "{line}");
         let line = compare("rust", "node", &a, &b, false, "ms");
-        assert!(line.contains("**node better by 1.98×"), "{line}");
+        assert!(line.contains("rust/node 1.98×: **node better"), "{line}");
         let c = Stat::of(&[100.5, 103.0, 104.0]).unwrap();
         assert!(compare("a", "b", &a, &c, true, "x").contains("within the measured noise"));
     }

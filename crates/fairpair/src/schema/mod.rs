@@ -12,9 +12,19 @@ use serde::{Deserialize, Serialize};
 use crate::kinds::{Preset, Tool};
 use crate::stats::Stat;
 
-/// Version of this layout. A report reads this version and version 1 (upgraded on load, see
-/// [`upgrade_from_v1`]) and refuses any other rather than misreading it.
-pub const SCHEMA_VERSION: u32 = 2;
+mod capacity;
+mod preflight;
+mod runs;
+mod summaries;
+
+pub use capacity::*;
+pub use preflight::*;
+pub use runs::*;
+pub use summaries::*;
+
+/// Version of this layout. A report reads this version and every earlier one (version 1 upgraded on load, see
+/// [`upgrade_from_v1`]; version 2 has no capacity search) and refuses any other rather than misreading it.
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Benchmark {
@@ -48,6 +58,10 @@ pub struct Benchmark {
     /// machine, and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub two_hosts: Option<TwoHosts>,
+    /// The capacity search at a latency objective: every step of every search (version 3; absent when it did not
+    /// run, and in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<CapacityRecord>,
 }
 
 /// The server host of a two-host run, and the path between it and the loader, which ran on the machine that
@@ -137,11 +151,12 @@ pub struct Settings {
     /// `idle_threshold_percent` of the machine.
     pub idle_wait_max_s: f64,
     pub idle_threshold_percent: f64,
-    /// `--post-max-users` as given: the store every POST run starts with; 0 when not given, the store is then sized in
-    /// preflight from the measured POST rate (`Preflight::store`). Version 1: the store of every POST run, sized from a
+    /// `--post-max-users` as given: the store every POST run starts with; `None` (written 0, as it always was) when not
+    /// given, the store is then sized in preflight from the measured POST rate (`Preflight::store`). Version 1: the store of every POST run, sized from a
     /// fixed guess. Each run records the store it got (`LoadRun::max_users`): a rerun after a full store gets a
     /// larger one, which the later runs keep.
-    pub post_max_users: u64,
+    #[serde(with = "zero_is_none")]
+    pub post_max_users: Option<u64>,
     /// Open-loop rates as fractions of the slowest subject's median GET throughput.
     pub open_loop_fractions: Vec<f64>,
     pub open_loop_duration_s: u64,
@@ -161,6 +176,19 @@ pub struct Settings {
     pub preset: Option<Preset>,
     /// The command line `fairpair` was started with.
     pub argv: Vec<String>,
+}
+
+/// A count whose absence `benchmark.json` writes as 0, as it did before the type said so.
+mod zero_is_none {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(value.unwrap_or(0))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        Ok(Some(u64::deserialize(d)?).filter(|&n| n > 0))
+    }
 }
 
 impl Settings {
@@ -339,337 +367,6 @@ impl std::fmt::Display for ExpectedStatus {
     }
 }
 
-/// Latency percentiles of one run, in milliseconds.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Latency {
-    pub p50_ms: f64,
-    pub p90_ms: f64,
-    pub p99_ms: f64,
-    /// `None` when the tool does not report it (ab's percentiles go in steps of 1 %, bombardier's stop at 99).
-    pub p99_9_ms: Option<f64>,
-    pub max_ms: f64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct LoadRun {
-    pub subject: String,
-    pub scenario: String,
-    pub connections: u32,
-    /// 1-based repeat number.
-    pub repeat: u32,
-    pub tool: String,
-    /// The measured load command exactly as run (after the warm-up, which used the same command with `-d warmup_s`).
-    pub command: String,
-    /// The server command exactly as run.
-    pub server_command: String,
-    pub max_users: Option<u64>,
-    /// Measured duration as the tool reports it.
-    pub duration_s: f64,
-    pub requests: u64,
-    pub requests_per_sec: f64,
-    pub latency: Latency,
-    /// Socket errors and timeouts.
-    pub errors: u64,
-    /// Responses with a status the tool counts as failure (wrk: ≥ 400; oha and autocannon: not 2xx).
-    pub non_2xx: u64,
-    /// Server CPU time during the measured window, all its processes.
-    pub server_cpu_ms: f64,
-    /// `server_cpu_ms` per request, in microseconds.
-    pub server_cpu_us_per_request: Option<f64>,
-    /// Load generator CPU time over its wall time, as a percentage of the CPUs it was given.
-    pub loader_cpu_percent: f64,
-    /// `loader_cpu_percent` ≥ 90: the figure may be the tool's limit, not the server's.
-    pub loader_bound: bool,
-    /// CPU used by everything else on the machine during the run, as a percentage of all online CPUs.
-    pub other_cpu_percent: f64,
-    /// How long the harness waited for the machine to be idle, and whether it was when the run began.
-    pub idle_wait_s: f64,
-    pub machine_idle: bool,
-    /// CPU time the hypervisor gave to other guests during the run (`steal` in `/proc/stat`), as a percentage of
-    /// all online CPUs; `None` in version 1 files.
-    #[serde(default)]
-    pub steal_percent: Option<f64>,
-    /// The accept backlog the server's listening socket really got (`ss -Hltn`, Send-Q), the smallest when it has
-    /// several; `None` when unreadable or in version 1 files.
-    #[serde(default)]
-    pub listen_backlog: Option<u32>,
-    /// Responses whose status the scenario does not expect (see `ExpectedStatus::unexpected`).
-    #[serde(default)]
-    pub unexpected_responses: u64,
-    /// Why this run is not a throughput figure and was left out of the summaries (`None`: it is one).
-    #[serde(default)]
-    pub left_out: Option<String>,
-    /// On two hosts: the bytes the loader's interface to the server host received and sent during the measured
-    /// run, showing the load crossed the network. Absent on one host.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub network: Option<NetworkBytes>,
-    /// On two hosts: CPU used during the run on the server host by everything but the server, as a share of all its
-    /// online CPUs (its `/proc/stat`); `other_cpu_percent` is then the loader host's. Absent on one host.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_host_other_cpu_percent: Option<f64>,
-    /// The tool's standard output, unparsed.
-    pub raw_output: String,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct OpenLoopRun {
-    pub subject: String,
-    pub scenario: String,
-    pub connections: u32,
-    pub fraction: f64,
-    pub asked_rps: f64,
-    pub achieved_rps: f64,
-    pub tool: String,
-    pub command: String,
-    /// True when the tool corrects for coordinated omission (oha `--latency-correction`); autocannon does not.
-    pub latency_corrected: bool,
-    pub latency: Latency,
-    pub errors: u64,
-    pub non_2xx: u64,
-    pub raw_output: String,
-}
-
-/// Memory of all processes of a subject (cluster workers included), summed.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Memory {
-    pub rss_kib: u64,
-    /// Peak resident set (`VmHWM`).
-    pub hwm_kib: u64,
-    /// Proportional set size (`smaps_rollup`), the fair sum when processes share pages; 0 when unreadable.
-    pub pss_kib: u64,
-    pub processes: u32,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MemoryRun {
-    pub subject: String,
-    pub repeat: u32,
-    pub server_command: String,
-    /// Spawn to the first 200 answer.
-    pub startup_ms: f64,
-    pub idle: Memory,
-    pub after_load: Memory,
-    pub load_command: String,
-    pub load_requests_per_sec: f64,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Summary {
-    pub subject: String,
-    pub scenario: String,
-    pub connections: u32,
-    pub requests_per_sec: Stat,
-    pub p50_ms: Stat,
-    pub p90_ms: Stat,
-    pub p99_ms: Stat,
-    /// `None` when the load tool does not report p99.9 (see [`Latency`]).
-    pub p99_9_ms: Option<Stat>,
-    pub max_ms: Stat,
-    pub server_cpu_us_per_request: Option<Stat>,
-    pub loader_cpu_percent: Stat,
-    pub loader_bound_runs: u32,
-    pub errors: u64,
-    pub non_2xx: u64,
-    /// What the load tool can generate on its CPUs for this scenario and connection count, measured in preflight.
-    #[serde(default)]
-    pub loader_capacity_rps: Option<f64>,
-    /// The median throughput as a percentage of `loader_capacity_rps`.
-    #[serde(default)]
-    pub loader_capacity_share_percent: Option<f64>,
-    /// The share is above `Preflight::loader_limited_share_percent`: the figure may be the loader's, so ratios
-    /// involving it are bounds.
-    #[serde(default)]
-    pub loader_limited: bool,
-    /// The most steal time seen in a run of the cell, percent of the machine.
-    #[serde(default)]
-    pub steal_percent_max: Option<f64>,
-    /// The listen backlog the subject's socket got (the smallest over the runs).
-    #[serde(default)]
-    pub listen_backlog: Option<u32>,
-    /// Runs of the cell left out of these statistics (see `LoadRun::left_out`).
-    #[serde(default)]
-    pub left_out_runs: u32,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct MemorySummary {
-    pub subject: String,
-    pub startup_ms: Stat,
-    pub idle_rss_kib: Stat,
-    pub idle_hwm_kib: Stat,
-    pub idle_pss_kib: Stat,
-    pub after_rss_kib: Stat,
-    pub after_hwm_kib: Stat,
-    pub after_pss_kib: Stat,
-    pub processes: u32,
-}
-
-/// Something a reader must know before quoting a figure.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Flag {
-    pub kind: FlagKind,
-    pub subject: String,
-    pub scenario: Option<String>,
-    pub connections: Option<u32>,
-    pub message: String,
-}
-
-/// What a flag warns about (written in kebab-case: `loader-bound`, `non-2xx`, …).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FlagKind {
-    /// A cell's throughput CV exceeds 5 %.
-    Noisy,
-    /// The load generator used ≥ 90 % of its CPUs in a run (the second signal beside `LoaderLimited`).
-    LoaderBound,
-    /// The throughput is above the measured share of the loader's capacity: ratios involving it are bounds.
-    LoaderLimited,
-    /// Socket errors or timeouts.
-    Errors,
-    /// Responses with an error status.
-    #[serde(rename = "non-2xx")]
-    Non2xx,
-    /// A run answered statuses its scenario does not expect, and was rerun or left out.
-    UnexpectedStatus,
-    /// Other processes used more than 10 % of the machine.
-    BusyMachine,
-    /// The hypervisor took CPU time from this machine during a run.
-    Steal,
-    /// A subject failing the contract was measured.
-    Unverified,
-    /// An open-loop run achieved under 95 % of the asked rate.
-    RateNotReached,
-    /// A run could not be completed.
-    FailedRun,
-}
-
-impl FlagKind {
-    /// The name as written in `benchmark.json` and the report.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FlagKind::Noisy => "noisy",
-            FlagKind::LoaderBound => "loader-bound",
-            FlagKind::LoaderLimited => "loader-limited",
-            FlagKind::Errors => "errors",
-            FlagKind::Non2xx => "non-2xx",
-            FlagKind::UnexpectedStatus => "unexpected-status",
-            FlagKind::BusyMachine => "busy-machine",
-            FlagKind::Steal => "steal",
-            FlagKind::Unverified => "unverified",
-            FlagKind::RateNotReached => "rate-not-reached",
-            FlagKind::FailedRun => "failed-run",
-        }
-    }
-}
-
-impl std::fmt::Display for FlagKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What the preflight stage measured on this machine before the runs (see `preflight.rs`).
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct Preflight {
-    /// What the load tool can generate on the loader CPUs, per scenario and connection count.
-    pub loader_capacity: Vec<LoaderCapacity>,
-    /// A subject whose throughput is above this percentage of the loader's capacity is loader-limited.
-    pub loader_limited_share_percent: f64,
-    /// The POST rate of each subject, measured to size the store.
-    pub post_calibration: Vec<PostCalibration>,
-    /// How the store of the POST runs was chosen; `None` when the plan has no POST run.
-    pub store: Option<StoreSizing>,
-    /// Wall time of the whole preflight stage (verification included).
-    pub duration_s: f64,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoaderCapacity {
-    pub scenario: String,
-    pub connections: u32,
-    /// The server loaded to measure it (`ceiling`, pinned to the server CPUs).
-    pub target: String,
-    pub command: String,
-    /// Requests/s the loader can generate: `measured_rps` when the loader was saturated, otherwise
-    /// `measured_rps` scaled to a full loader (`basis`).
-    pub loader_capacity_rps: f64,
-    pub measured_rps: f64,
-    /// The tool's CPU use during the measurement, percent of its CPUs.
-    pub loader_cpu_percent: f64,
-    pub basis: CapacityBasis,
-    /// Whether the machine was idle when the measurement began (after the bounded wait every run gets).
-    pub machine_idle: bool,
-}
-
-/// How a loader capacity was obtained.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CapacityBasis {
-    /// The loader was saturated: the rate measured is its limit.
-    Saturated,
-    /// The target was the limit: the rate is scaled by the loader's idle CPU (requests per loader CPU-second × its
-    /// CPUs), an underestimate of the capacity when anything, which makes the loader-limited test stricter.
-    Extrapolated,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PostCalibration {
-    pub subject: String,
-    pub scenario: String,
-    pub connections: u32,
-    pub command: String,
-    pub duration_s: f64,
-    pub requests_per_sec: f64,
-    /// Responses with a status the scenario does not expect (none, with the store at its largest).
-    pub unexpected_responses: u64,
-    /// Resident memory the server grew by per stored user, when measurable.
-    pub bytes_per_user: Option<f64>,
-    /// The server's resident memory (summed over its processes, read on its host) when it was ready and after the
-    /// load, which `bytes_per_user` is computed from; absent in files written before they were recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rss_before_kib: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rss_after_kib: Option<u64>,
-    /// Whether the machine was idle when the calibration began.
-    pub machine_idle: bool,
-}
-
-/// Store capacity limits of the servers (`--max-users`), the bounds of every [`StoreSizing`]. The size a POST run
-/// uses is chosen in preflight, from the POST rate measured on this machine (`store::size_store`).
-pub const MIN_MAX_USERS: u64 = 10_000;
-pub const MAX_MAX_USERS: u64 = 16_777_216;
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StoreSizing {
-    pub max_users: u64,
-    /// The fastest calibrated subject and its POST rate, the rate the store is sized for.
-    pub from_subject: String,
-    pub from_rps: f64,
-    /// Seconds of POST load one server process gets: warm-up + measured run.
-    pub window_s: u64,
-    /// Multiplier on the measured rate: room for a run faster than the short calibration.
-    pub margin: f64,
-    /// What decided the size last.
-    pub limited_by: StoreLimit,
-    /// The memory the store may use: half of `MemAvailable` at preflight, in KiB.
-    pub memory_budget_kib: u64,
-    /// The bytes per user assumed for the memory limit (the largest measured, at least a floor).
-    pub bytes_per_user: f64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StoreLimit {
-    /// The measured rate × window × margin.
-    Rate,
-    /// The servers' cap of 16,777,216.
-    Cap,
-    /// The machine's memory.
-    Memory,
-    /// Given on the command line (`--post-max-users`), not calibrated.
-    Given,
-}
-
 /// Why a text is not a `benchmark.json` this build reads; each command words it for its own use.
 #[derive(Debug)]
 pub enum ReadError {
@@ -682,13 +379,13 @@ pub enum ReadError {
     Shape(serde_json::Error),
 }
 
-/// Parses a `benchmark.json` of this version or of version 1, the latter upgraded (see [`upgrade_from_v1`], which
+/// Parses a `benchmark.json` of this version or an earlier one, version 1 upgraded (see [`upgrade_from_v1`], which
 /// recomputes summaries with `summarise`).
 pub fn read(text: &str, summarise: impl Fn(&[LoadRun]) -> Vec<Summary>) -> Result<Benchmark, ReadError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(ReadError::NotJson)?;
     match value.get("schema_version").and_then(serde_json::Value::as_u64) {
         None => return Err(ReadError::NoVersion),
-        Some(v) if v != 1 && v != u64::from(SCHEMA_VERSION) => return Err(ReadError::Version(v)),
+        Some(v) if !(1..=u64::from(SCHEMA_VERSION)).contains(&v) => return Err(ReadError::Version(v)),
         Some(_) => {}
     }
     let bench: Benchmark = serde_json::from_value(value).map_err(ReadError::Shape)?;

@@ -1,0 +1,74 @@
+//! The CSV export: a header row, then one row per figure, quoted as RFC 4180 says (a field with a comma, a quote or
+//! a line break in double quotes, its quotes doubled), so that Python's `csv` module or a spreadsheet reads it as is.
+
+use super::Figure;
+
+const HEADER: [&str; 12] = [
+    "subject",
+    "scenario",
+    "connections",
+    "figure",
+    "unit",
+    "median",
+    "min",
+    "max",
+    "repeats",
+    "bound_or_value",
+    "flags",
+    "verified",
+];
+
+pub fn write(figures: &[Figure]) -> String {
+    let mut out = line(HEADER.map(String::from));
+    for f in figures {
+        let (scenario, connections) = match &f.cell {
+            Some((scenario, conns)) => (scenario.clone(), conns.to_string()),
+            // The memory phase's figures belong to no cell: its own load, once per subject.
+            None => ("memory".to_string(), String::new()),
+        };
+        let flags: Vec<&str> = f.flags.iter().map(|k| k.as_str()).collect();
+        out += &line([
+            f.subject.clone(),
+            scenario,
+            connections,
+            f.metric.slug().to_string(),
+            f.metric.unit().to_string(),
+            // Rust's shortest text that reads back as the same number: no figure is rounded on the way out.
+            f.stat.median.to_string(),
+            f.stat.min.to_string(),
+            f.stat.max.to_string(),
+            f.stat.n.to_string(),
+            f.reading().to_string(),
+            flags.join(" "),
+            f.verified.to_string(),
+        ]);
+    }
+    out
+}
+
+fn line<const N: usize>(fields: [String; N]) -> String {
+    let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
+    quoted.join(",") + "\r\n"
+}
+
+fn quote(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_quoted_only_when_they_must_be() {
+        assert_eq!(quote("rust"), "rust");
+        assert_eq!(quote("a,b"), "\"a,b\"");
+        assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(quote("two\nlines"), "\"two\nlines\"");
+        assert_eq!(line(["x".to_string(), "y z".to_string()]), "x,y z\r\n");
+    }
+}

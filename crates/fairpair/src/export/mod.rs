@@ -1,0 +1,294 @@
+//! `fairpair report RESULTS --export FORMAT FILE`: a results file's headline figures for other tools — a CSV for a
+//! spreadsheet or pandas, the Bencher Metric Format for Bencher (`docs/benchmark-schema.md` describes both).
+//!
+//! Every export, and `report --compare`, reads one list: [`figures`], one [`Figure`] per subject, cell and headline
+//! figure. So a CSV row, a BMF value and a comparison row are the same figures by construction, and a figure added
+//! here (the capacity at a latency objective, say) reaches all three at once. Each format is one file with one
+//! function from that list to text, as hyperfine's exporters are.
+
+mod bmf;
+mod csv;
+pub mod json;
+
+use crate::schema::{Benchmark, FlagKind, Summary, VerificationStatus};
+use crate::stats::Stat;
+
+/// The formats of `--export`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One row per figure, with a header row (RFC 4180).
+    Csv,
+    /// Bencher Metric Format: `{benchmark: {measure: {value, lower_value, upper_value}}}`.
+    Bmf,
+}
+
+/// The export of `b`'s figures in `format`.
+pub fn export(b: &Benchmark, format: Format) -> String {
+    let figures = figures(b);
+    match format {
+        Format::Csv => csv::write(&figures),
+        Format::Bmf => bmf::write(&figures),
+    }
+}
+
+/// The headline figures: what a run is judged on, each once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Throughput,
+    P50,
+    P99,
+    CpuPerRequest,
+    IdleRss,
+    AfterLoadRss,
+    Startup,
+    /// The capacity at the latency objective (`capacity/`): its range is the capacity and one resolution step above
+    /// it, where the boundary lies.
+    Capacity,
+}
+
+impl Metric {
+    /// The name in the CSV and the BMF measure's slug (Bencher's `latency` is in nanoseconds, and a benchmark holds
+    /// one value per measure, so each percentile is a measure of its own).
+    pub fn slug(self) -> &'static str {
+        match self {
+            Metric::Throughput => "throughput",
+            Metric::P50 => "latency-p50",
+            Metric::P99 => "latency-p99",
+            Metric::CpuPerRequest => "server-cpu-per-request",
+            Metric::IdleRss => "rss-idle",
+            Metric::AfterLoadRss => "rss-after-load",
+            Metric::Startup => "startup",
+            Metric::Capacity => "capacity",
+        }
+    }
+
+    /// The unit of the report, the CSV and the comparison.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Throughput | Metric::Capacity => "requests/s",
+            Metric::P50 | Metric::P99 | Metric::Startup => "ms",
+            Metric::CpuPerRequest => "µs",
+            Metric::IdleRss | Metric::AfterLoadRss => "MiB",
+        }
+    }
+
+    /// The comparison's label: the figure and its unit.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Throughput => "throughput (req/s)",
+            Metric::P50 => "p50 (ms)",
+            Metric::P99 => "p99 (ms)",
+            Metric::CpuPerRequest => "server CPU per request (µs)",
+            Metric::IdleRss => "idle RSS (MiB)",
+            Metric::AfterLoadRss => "after-load RSS (MiB)",
+            Metric::Startup => "start-up to first 200 (ms)",
+            Metric::Capacity => "capacity at the latency objective (req/s)",
+        }
+    }
+
+    /// Only throughput and capacity are better higher; latency, CPU, memory and start-up are better lower.
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Metric::Throughput | Metric::Capacity)
+    }
+
+    /// Whether a loader at its limit distorts the figure: throughput (held back) and latency (the loader's queueing
+    /// is in it). CPU per request and memory are the server's own, whoever loads it.
+    fn loader_distorts(self) -> bool {
+        matches!(self, Metric::Throughput | Metric::P50 | Metric::P99 | Metric::Capacity)
+    }
+}
+
+/// Why a figure is a bound rather than a measured value: the loader, not the server, may have set it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The throughput was at least the measured share of the loader's capacity (80 % by default).
+    LoaderLimited,
+    /// The load tool used 90 % or more of its CPUs in a run.
+    LoaderBound,
+}
+
+impl Limit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Limit::LoaderLimited => "loader-limited",
+            Limit::LoaderBound => "loader-bound",
+        }
+    }
+
+    fn of(s: &Summary) -> Option<Limit> {
+        if s.loader_limited {
+            Some(Limit::LoaderLimited)
+        } else if s.loader_bound_runs > 0 {
+            Some(Limit::LoaderBound)
+        } else {
+            None
+        }
+    }
+}
+
+/// One figure of one subject, over its repeats.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub subject: String,
+    /// Scenario and connections; `None` for the memory phase's figures, one per subject.
+    pub cell: Option<(String, u32)>,
+    pub metric: Metric,
+    pub stat: Stat,
+    /// Set when the figure is a bound: throughput at least, latency at most, what was measured.
+    pub limit: Option<Limit>,
+    /// The flags of the subject's cell (or of the subject, for memory figures), as `benchmark.json` names them.
+    pub flags: Vec<FlagKind>,
+    /// `full` or `api` (verified at that level), `unverified` (measured although it failed), `not-applicable`.
+    pub verified: &'static str,
+}
+
+impl Figure {
+    /// `value`, or the side a bound is on: a loader at its limit holds throughput down and adds to latency.
+    pub fn reading(&self) -> &'static str {
+        match (self.limit, self.metric.higher_is_better()) {
+            (None, _) => "value",
+            (Some(_), true) => "lower bound",
+            (Some(_), false) => "upper bound",
+        }
+    }
+
+    /// Whether `other` is the same figure (subject, cell, metric), in another file.
+    pub fn same(&self, other: &Figure) -> bool {
+        self.subject == other.subject && self.cell == other.cell && self.metric == other.metric
+    }
+
+    /// `rust get at 50 connections`, or `rust memory`.
+    pub fn place(&self) -> String {
+        match &self.cell {
+            Some((scenario, conns)) => format!("{} {scenario} at {conns} connections", self.subject),
+            None => format!("{} memory", self.subject),
+        }
+    }
+}
+
+/// Every headline figure of `b`: per closed-loop summary throughput, p50, p99 and server CPU per request (when
+/// measured), then per memory summary idle and after-load RSS and the start-up time.
+pub fn figures(b: &Benchmark) -> Vec<Figure> {
+    let verified = |subject: &str| {
+        let Some(s) = b.subjects.iter().find(|s| s.name == subject) else { return "unknown" };
+        match s.verification.status {
+            VerificationStatus::Passed => s.verification.level.as_str(),
+            VerificationStatus::Failed => "unverified",
+            VerificationStatus::NotApplicable => "not-applicable",
+        }
+    };
+    let flags = |subject: &str, cell: Option<(&str, u32)>| -> Vec<FlagKind> {
+        // A subject's own flags (unverified) and its cell's; `rate-not-reached` is the open-loop phase's, not these.
+        let mut kinds = Vec::new();
+        for f in b.flags.iter().filter(|f| f.subject == subject && f.kind != FlagKind::RateNotReached) {
+            let here = f.scenario.is_none()
+                || cell.is_some_and(|(s, c)| f.scenario.as_deref() == Some(s) && f.connections == Some(c));
+            if here && !kinds.contains(&f.kind) {
+                kinds.push(f.kind);
+            }
+        }
+        kinds
+    };
+    let mut out = Vec::new();
+    for s in &b.summaries {
+        let cell = Some((s.scenario.clone(), s.connections));
+        let cell_flags = flags(&s.subject, Some((&s.scenario, s.connections)));
+        let limit = Limit::of(s);
+        let mut push = |metric: Metric, stat: &Stat| {
+            out.push(Figure {
+                subject: s.subject.clone(),
+                cell: cell.clone(),
+                metric,
+                stat: stat.clone(),
+                limit: limit.filter(|_| metric.loader_distorts()),
+                flags: cell_flags.clone(),
+                verified: verified(&s.subject),
+            })
+        };
+        push(Metric::Throughput, &s.requests_per_sec);
+        push(Metric::P50, &s.p50_ms);
+        push(Metric::P99, &s.p99_ms);
+        if let Some(cpu) = &s.server_cpu_us_per_request {
+            push(Metric::CpuPerRequest, cpu);
+        }
+    }
+    for c in b.capacity.iter() {
+        let resolution = 1.0 + c.settings.resolution_percent / 100.0;
+        for s in &c.searches {
+            let Some(rps) = s.capacity() else { continue };
+            let stat = Stat { n: 2, median: rps, min: rps, max: rps * resolution, cv: None };
+            out.push(Figure {
+                subject: s.subject.clone(),
+                cell: Some((s.scenario.clone(), c.settings.connections)),
+                metric: Metric::Capacity,
+                stat,
+                limit: s.bound.then_some(Limit::LoaderLimited),
+                flags: flags(&s.subject, None),
+                verified: verified(&s.subject),
+            });
+        }
+    }
+    for m in &b.memory_summaries {
+        for (metric, stat) in [
+            (Metric::IdleRss, m.idle_rss_kib.kib_to_mib()),
+            (Metric::AfterLoadRss, m.after_rss_kib.kib_to_mib()),
+            (Metric::Startup, m.startup_ms.clone()),
+        ] {
+            out.push(Figure {
+                subject: m.subject.clone(),
+                cell: None,
+                metric,
+                stat,
+                limit: None,
+                flags: flags(&m.subject, None),
+                verified: verified(&m.subject),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capacity::{CapacityRecord, Objective, Outcome, Search, SearchSettings};
+
+    /// The gate's baseline fixture (rust and mine at get/50) with a capacity search of each, mine's a loader bound.
+    fn with_capacities() -> Benchmark {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gate/baseline.json");
+        let mut b = crate::report::load(std::path::Path::new(path)).unwrap();
+        let search = |subject: &str, rps: f64, bound: bool| Search {
+            subject: subject.into(),
+            scenario: "get".into(),
+            upper_rps: 2.0 * rps,
+            upper_from: "closed-loop".into(),
+            steps: Vec::new(),
+            outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
+            bound,
+        };
+        let (objective, resolution_percent) = (Objective::default(), 5.0);
+        b.capacity = Some(CapacityRecord {
+            settings: SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50 },
+            tool: "oha".into(),
+            loader_limit: None,
+            searches: vec![search("rust", 30_000.0, false), search("mine", 8_000.0, true)],
+        });
+        b
+    }
+
+    #[test]
+    fn a_capacity_is_a_headline_figure_of_the_csv_and_the_bmf() {
+        let b = with_capacities();
+        let csv = export(&b, Format::Csv);
+        assert!(csv.contains("\r\nrust,get,50,capacity,requests/s,30000,30000,31500,2,value,,full\r\n"), "{csv}");
+        assert!(csv.contains("\r\nmine,get,50,capacity,requests/s,8000,8000,8400,2,lower bound,,api\r\n"), "{csv}");
+        let bmf: serde_json::Value = serde_json::from_str(&export(&b, Format::Bmf)).unwrap();
+        let c = &bmf["rust/get/50"]["capacity"];
+        assert_eq!(
+            (c["value"].as_f64(), c["lower_value"].as_f64(), c["upper_value"].as_f64()),
+            (Some(30_000.0), Some(30_000.0), Some(31_500.0))
+        );
+        let values: usize = bmf.as_object().unwrap().values().map(|m| m.as_object().unwrap().len()).sum();
+        assert_eq!(values, csv.lines().count() - 1, "one BMF value per CSV row");
+    }
+}

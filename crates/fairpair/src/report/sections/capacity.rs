@@ -1,0 +1,282 @@
+//! The capacity section: the capacity at the latency objective per subject and scenario (bounds as bounds), the
+//! sizing line, one chart per scenario of the latency against the offered rate (the hockey stick), and every step.
+
+use std::fmt::Write;
+
+use crate::capacity::{CapacityRecord, Outcome, Search, sizing_line};
+use crate::charts::esc;
+use crate::report::document::{Align, Block, Document, Table};
+use crate::report::ratios::{baseline, percent_text, ratio_text};
+use crate::schema::Benchmark;
+use crate::text::thousands;
+
+/// The traffic the sizing line sizes for.
+const SIZING_TARGET_RPS: f64 = 100_000.0;
+
+pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
+    let Some(c) = &b.capacity else { return };
+    let s = &c.settings;
+    doc.heading(2, format!("Capacity at {}", s.objective));
+    let limit = match (&c.loader_limit, c.loader_limit_rps()) {
+        (_, Some(l)) => format!(
+            "The loader's own open-loop limit, the same search against the ceiling, is **{}/s**; a capacity of 80 % \
+             of it or more is the loader's figure as much as the subject's, and is printed as a bound (`≥`).",
+            thousands(l)
+        ),
+        (Some(l), None) => format!(
+            "The loader's own open-loop limit was not found ({}): no capacity is checked against it.",
+            l.figure()
+        ),
+        (None, None) => "The loader's own open-loop limit was not measured: no capacity is checked against it.".into(),
+    };
+    doc.paragraph(format!(
+        "The highest offered rate at which every request is answered with the expected status, none is aborted, the \
+         loader holds the rate (achieved ≥ 95 % of asked) and {obj} holds. Each step is an open-loop run with {tool} \
+         at a fixed rate (`-q RATE --latency-correction -w`, {conns} connections, {w} s warm-up, {d} s measured): \
+         latencies count from each request's scheduled start, so a server that falls behind shows its queue. The \
+         search starts at 90 % of the subject's closed-loop throughput, halves the rate until a step passes, bisects \
+         to within {res} % and repeats the result; the spread is the objective percentile's difference between the \
+         two passing runs. {limit}",
+        obj = s.objective,
+        tool = c.tool,
+        conns = s.connections,
+        w = s.warmup_s,
+        d = s.step_s,
+        res = s.resolution_percent,
+    ));
+    doc.push(Block::Table(table(b, c)));
+    let mut scenarios: Vec<&str> = c.searches.iter().map(|s| s.scenario.as_str()).collect();
+    scenarios.dedup();
+    let one_core: Vec<&str> = b.subjects.iter().filter(|r| r.workers == Some(1)).map(|r| r.name.as_str()).collect();
+    let lines: Vec<String> = scenarios
+        .iter()
+        .filter_map(|scenario| {
+            let of: Vec<(&str, &Search)> = c
+                .searches
+                .iter()
+                .filter(|s| s.scenario == *scenario && one_core.contains(&s.subject.as_str()))
+                .map(|s| (s.subject.as_str(), s))
+                .collect();
+            sizing_line(&s.objective, scenario, &of, SIZING_TARGET_RPS)
+        })
+        .collect();
+    doc.list(lines);
+    for scenario in &scenarios {
+        let alt = format!("latency against offered rate, {scenario}");
+        doc.chart(format!("capacity-{scenario}.svg"), alt, chart(c, scenario), true);
+    }
+    doc.push(Block::Table(steps_table(c)));
+}
+
+fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
+    let base = baseline(b);
+    let ratio_title = format!("ratio to {}", base.unwrap_or("the baseline"));
+    let mut t = Table::new(&[
+        ("subject", Align::Left),
+        ("scenario", Align::Left),
+        ("capacity", Align::Right),
+        ("repeat spread", Align::Right),
+        ("share of loader's limit", Align::Right),
+        (ratio_title.as_str(), Align::Right),
+        ("closed-loop upper bound", Align::Right),
+        ("steps", Align::Right),
+    ]);
+    let limit = c.loader_limit_rps();
+    for s in &c.searches {
+        let base_search = c.searches.iter().find(|o| Some(o.subject.as_str()) == base && o.scenario == s.scenario);
+        let spread = match s.outcome {
+            Outcome::Found { spread_percent, confirmed: true, .. } => format!("{spread_percent:.0} %"),
+            Outcome::Found { .. } => "not repeated".into(),
+            _ => "—".into(),
+        };
+        let share = match (s.capacity(), limit) {
+            (Some(cap), Some(l)) => format!("{} %", percent_text(cap / l * 100.0)),
+            _ => "—".into(),
+        };
+        t.row(vec![
+            s.subject.clone(),
+            s.scenario.clone(),
+            s.figure(),
+            spread,
+            share,
+            base_search.map_or("—".into(), |o| ratio_to(s, o)),
+            format!("{}/s ({})", thousands(s.upper_rps), s.upper_from),
+            s.steps.len().to_string(),
+        ]);
+    }
+    t
+}
+
+/// `a / b`, as a bound when either is one: `≥` when only `a` is a bound, `≤` when only `b` is, nothing when both.
+fn ratio_to(a: &Search, b: &Search) -> String {
+    match (a.capacity(), b.capacity()) {
+        (Some(x), Some(y)) if y > 0.0 => match (a.bound, b.bound) {
+            (false, false) => ratio_text(x / y),
+            (true, false) => format!("≥ {}", ratio_text(x / y)),
+            (false, true) => format!("≤ {}", ratio_text(x / y)),
+            (true, true) => "— (both bounds)".into(),
+        },
+        _ => "—".into(),
+    }
+}
+
+fn steps_table(c: &CapacityRecord) -> Table {
+    let mut t = Table::new(&[
+        ("search", Align::Left),
+        ("#", Align::Right),
+        ("asked/s", Align::Right),
+        ("achieved/s", Align::Right),
+        ("p50 ms", Align::Right),
+        ("p99 ms", Align::Right),
+        ("p99.9 ms", Align::Right),
+        ("errors · aborted", Align::Right),
+        ("verdict", Align::Left),
+    ]);
+    let limit = c.loader_limit.iter().map(|s| (format!("loader's limit (ceiling {})", s.scenario), s));
+    let all = limit.chain(c.searches.iter().map(|s| (format!("{} {}", s.subject, s.scenario), s)));
+    for (name, search) in all {
+        for (i, step) in search.steps.iter().enumerate() {
+            let r = &step.result;
+            let verdict = match (&step.missed, step.repeat) {
+                (None, false) => "met".to_string(),
+                (None, true) => "met (repeat)".to_string(),
+                (Some(why), repeat) => format!("missed{}: {why}", if repeat { " (repeat)" } else { "" }),
+            };
+            t.row(vec![
+                name.clone(),
+                (i + 1).to_string(),
+                thousands(step.rate_asked),
+                thousands(r.achieved_rps),
+                format!("{:.2}", r.latency.p50_ms),
+                format!("{:.2}", r.latency.p99_ms),
+                r.latency.p99_9_ms.map_or("n/r".into(), |v| format!("{v:.2}")),
+                format!("{} · {}", r.errors + r.unexpected, r.aborted),
+                verdict,
+            ]);
+        }
+    }
+    t
+}
+
+const COLOURS: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+const W: f64 = 760.0;
+const H: f64 = 400.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 50.0;
+const BOTTOM: f64 = 80.0;
+
+/// The hockey stick of one scenario: the objective's percentile (log scale) against the offered rate, a line per
+/// subject through its steps (a filled dot met the objective, a hollow one missed it), the objective as a dashed
+/// line, and each capacity marked by a vertical line.
+fn chart(c: &CapacityRecord, scenario: &str) -> String {
+    let bound = c.settings.objective.0[0];
+    let searches: Vec<&Search> = c.searches.iter().filter(|s| s.scenario == scenario).collect();
+    let points = |s: &Search| -> Vec<(f64, f64, bool)> {
+        let mut p: Vec<(f64, f64, bool)> = s
+            .steps
+            .iter()
+            .filter_map(|st| bound.percentile.of(&st.result.latency).map(|v| (st.rate_asked, v.max(0.01), st.passed())))
+            .collect();
+        p.sort_by(|a, b| a.0.total_cmp(&b.0));
+        p
+    };
+    let all: Vec<(f64, f64, bool)> = searches.iter().flat_map(|s| points(s)).collect();
+    let x_max = all.iter().map(|p| p.0).fold(1.0, f64::max) * 1.05;
+    let (lo, hi) =
+        all.iter().map(|p| p.1).chain([bound.max_ms]).fold((f64::INFINITY, 0.0_f64), |(l, h), v| (l.min(v), h.max(v)));
+    let (lo, hi) = (lo.log10().floor() as i32, (hi.log10().ceil() as i32).max(lo.log10().floor() as i32 + 1));
+    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
+    let x = |v: f64| LEFT + v / x_max * pw;
+    let y = |v: f64| TOP + ph - (v.log10() - lo as f64) / (hi - lo) as f64 * ph;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    let title = format!("{} against offered rate, {scenario} (ms, log scale)", bound.percentile.label());
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
+        W / 2.0,
+        esc(&title)
+    );
+    for e in lo..=hi {
+        let (v, yy) = (10f64.powi(e), y(10f64.powi(e)));
+        let _ =
+            writeln!(s, r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#dddddd"/>"##, W - RIGHT);
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            LEFT - 6.0,
+            yy + 4.0,
+            crate::charts::short(v)
+        );
+    }
+    for i in 0..=5 {
+        let v = x_max / 5.0 * i as f64;
+        let _ = writeln!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            x(v),
+            TOP + ph + 18.0,
+            crate::charts::short(v)
+        );
+    }
+    let _ = writeln!(
+        s,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">offered rate (requests/s)</text>"#,
+        LEFT + pw / 2.0,
+        TOP + ph + 36.0
+    );
+    let oy = y(bound.max_ms);
+    let _ = writeln!(
+        s,
+        r##"<line x1="{LEFT}" y1="{oy:.1}" x2="{:.1}" y2="{oy:.1}" stroke="#cc0000" stroke-dasharray="6 4"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#cc0000">objective {}</text>"##,
+        W - RIGHT,
+        W - RIGHT,
+        oy - 5.0,
+        esc(&c.settings.objective.to_string())
+    );
+    for (i, search) in searches.iter().enumerate() {
+        let colour = COLOURS[i % COLOURS.len()];
+        let p = points(search);
+        let path: Vec<String> = p.iter().map(|(r, v, _)| format!("{:.1},{:.1}", x(*r), y(*v))).collect();
+        let _ =
+            writeln!(s, r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#, path.join(" "));
+        for (r, v, passed) in &p {
+            let fill = if *passed { colour } else { "white" };
+            let _ = writeln!(
+                s,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{fill}" stroke="{colour}" stroke-width="2"><title>{} at {}/s: {v:.2} ms</title></circle>"#,
+                x(*r),
+                y(*v),
+                esc(&search.subject),
+                thousands(*r)
+            );
+        }
+        if let Some(cap) = search.capacity() {
+            let xx = x(cap);
+            let _ = writeln!(
+                s,
+                r#"<line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="2 3"/><text x="{:.1}" y="{:.1}" fill="{colour}">{}</text>"#,
+                TOP + ph,
+                xx + 3.0,
+                TOP + 12.0 + 14.0 * i as f64,
+                esc(&format!("{} {}", search.subject, search.figure()))
+            );
+        }
+        let lx = LEFT + 160.0 * i as f64;
+        let _ = writeln!(
+            s,
+            r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{colour}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+            H - 22.0,
+            lx + 16.0,
+            H - 12.0,
+            esc(&search.subject)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}

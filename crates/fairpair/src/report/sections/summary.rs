@@ -1,0 +1,338 @@
+//! The answer first: the report opens with one line naming the machine and the run, a table of each subject's
+//! headline figures as ratios to the baseline, each with how far to trust it in words ("0.29× (beyond the noise)",
+//! "≤ 0.41× (an upper bound: rust is loader-limited)"), and the few facts a reader must know before quoting them.
+//! The console's closing lines are the same verdicts ([`lines`]), so the terminal and the report cannot disagree.
+//!
+//! The ratios run one way everywhere in the report: a subject's figure over the baseline's.
+
+use crate::report::document::{Align, Document, Table};
+use crate::report::ratios::{Bound, baseline, loader_limit, ratio, ratio_text};
+use crate::schema::{Benchmark, FlagKind, Summary};
+use crate::stats::{self, Stat};
+use crate::text::{count, thousands};
+
+/// A figure the summary leads with: one column of its table. The capacity at a latency objective (the capacity
+/// search's figure) becomes one more variant here, with its label, where a cell keeps it, and its direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Headline {
+    Throughput,
+    P99,
+    CpuPerRequest,
+}
+
+impl Headline {
+    pub const ALL: [Headline; 3] = [Headline::Throughput, Headline::P99, Headline::CpuPerRequest];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Headline::Throughput => "throughput",
+            Headline::P99 => "p99 latency",
+            Headline::CpuPerRequest => "CPU per request",
+        }
+    }
+
+    fn figure(self, s: &Summary) -> Option<&Stat> {
+        match self {
+            Headline::Throughput => Some(&s.requests_per_sec),
+            Headline::P99 => Some(&s.p99_ms),
+            Headline::CpuPerRequest => s.server_cpu_us_per_request.as_ref(),
+        }
+    }
+
+    fn higher_is_better(self) -> bool {
+        self == Headline::Throughput
+    }
+
+    /// CPU per request is the server's own time for each answer: a loader that cannot push harder does not change
+    /// it, so it is never a bound.
+    fn loader_distorts(self) -> bool {
+        self != Headline::CpuPerRequest
+    }
+}
+
+/// How far one ratio can be trusted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Trust {
+    /// The two subjects' min–max ranges do not overlap.
+    BeyondNoise,
+    WithinNoise,
+    /// One run a side: nothing is known of the noise.
+    OneRun,
+    /// One side was held by the loader: the true ratio is at least (or at most) this. `why` names who and how.
+    Bound {
+        at_least: bool,
+        why: String,
+    },
+    /// Both sides were held by the loader: the ratio compares the loader with itself.
+    BothHeld,
+    /// Every run of a side was left out (its reason, shortened).
+    LeftOut(String),
+    NotMeasured,
+}
+
+/// One cell of the summary: a ratio and how far to trust it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub ratio: Option<f64>,
+    pub trust: Trust,
+}
+
+impl Answer {
+    /// `0.29× (beyond the noise)`, `≤ 0.41× (an upper bound: rust is loader-limited)`, `left out: …`.
+    pub fn text(&self) -> String {
+        let r = self.ratio.map_or("—".into(), ratio_text);
+        match &self.trust {
+            Trust::BeyondNoise => format!("{r}× (beyond the noise)"),
+            Trust::WithinNoise => format!("{r}× (within the noise)"),
+            Trust::OneRun => format!("{r}× (one run: noise not measured)"),
+            Trust::Bound { at_least: true, why } => format!("≥ {r}× (a lower bound: {why})"),
+            Trust::Bound { at_least: false, why } => format!("≤ {r}× (an upper bound: {why})"),
+            Trust::BothHeld => "no ratio (both held by the loader)".into(),
+            Trust::LeftOut(reason) => format!("left out: {reason}"),
+            Trust::NotMeasured => "not measured".into(),
+        }
+    }
+}
+
+/// One row: a subject against the baseline, in one cell ("get, 50 connections") or for memory and start-up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub subject: String,
+    pub place: String,
+    pub answers: Vec<Answer>,
+}
+
+/// The memory columns: measured once per subject, not per cell.
+const MEMORY: [&str; 3] = ["idle RSS", "after-load RSS", "start-up"];
+
+/// Everything the summary says.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Verdicts {
+    pub line: String,
+    pub baseline: Option<String>,
+    pub cells: Vec<Row>,
+    pub memory: Vec<Row>,
+    /// The few facts to know before quoting a figure, most important first.
+    pub notes: Vec<String>,
+}
+
+/// The summary of `b` (already [`crate::report::marked`]).
+pub fn verdicts(b: &Benchmark, cells: &[(String, u32)]) -> Verdicts {
+    let base = baseline(b).map(str::to_owned);
+    let others: Vec<&str> = b
+        .subjects
+        .iter()
+        .filter(|s| !s.get_only && Some(&s.name) != base.as_ref())
+        .map(|s| s.name.as_str())
+        .filter(|n| b.runs.iter().any(|r| r.subject == *n))
+        .collect();
+    let mut v = Verdicts { line: run_line(b), notes: notes(b), ..Default::default() };
+    let Some(base_name) = base.as_deref() else { return v };
+    for other in &others {
+        for (scenario, conns) in cells {
+            let answers =
+                Headline::ALL.iter().map(|h| cell_answer(b, other, base_name, scenario, *conns, *h)).collect();
+            let place = format!("{scenario}, {}", count(u64::from(*conns), "connection"));
+            v.cells.push(Row { subject: other.to_string(), place, answers });
+        }
+    }
+    if let Some(mb) = b.memory_summary(base_name) {
+        for other in &others {
+            let Some(ma) = b.memory_summary(other) else { continue };
+            let pairs = [
+                (ma.idle_rss_kib.clone(), mb.idle_rss_kib.clone()),
+                (ma.after_rss_kib.clone(), mb.after_rss_kib.clone()),
+                (ma.startup_ms.clone(), mb.startup_ms.clone()),
+            ];
+            let answers =
+                pairs.iter().map(|(a, b)| Answer { ratio: ratio(a.median, b.median), trust: noise(a, b) }).collect();
+            v.memory.push(Row { subject: other.to_string(), place: "memory and start-up".into(), answers });
+        }
+    }
+    v.baseline = base;
+    v
+}
+
+fn cell_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns: u32, h: Headline) -> Answer {
+    let (Some(sa), Some(sb)) = (b.summary(other, scenario, conns), b.summary(base, scenario, conns)) else {
+        let missing = if b.summary(other, scenario, conns).is_none() { other } else { base };
+        let reason = b
+            .runs
+            .iter()
+            .find(|r| r.subject == missing && r.scenario == scenario && r.connections == conns)
+            .and_then(|r| r.left_out.as_deref());
+        // A reason's details in parentheses are in the Left out section; the summary keeps its first clause.
+        let trust = reason.map_or(Trust::NotMeasured, |r| {
+            Trust::LeftOut(format!("{missing}, {}", r.split(" (").next().unwrap_or(r)))
+        });
+        return Answer { ratio: None, trust };
+    };
+    let (Some(fa), Some(fb)) = (h.figure(sa), h.figure(sb)) else {
+        return Answer { ratio: None, trust: Trust::NotMeasured };
+    };
+    let r = ratio(fa.median, fb.median);
+    let why = || {
+        let held: Vec<String> =
+            [sa, sb].iter().filter_map(|s| Some(format!("{} is {}", s.subject, loader_limit(s)?))).collect();
+        held.join(", ")
+    };
+    let trust = match Bound::of(sa, sb, h.higher_is_better()) {
+        _ if !h.loader_distorts() => noise(fa, fb),
+        Bound::Exact => noise(fa, fb),
+        Bound::AtLeast => Trust::Bound { at_least: true, why: why() },
+        Bound::AtMost => Trust::Bound { at_least: false, why: why() },
+        Bound::Unknown => Trust::BothHeld,
+    };
+    Answer { ratio: r, trust }
+}
+
+fn noise(a: &Stat, b: &Stat) -> Trust {
+    match stats::verdict(a, b) {
+        stats::Verdict::Exceeds => Trust::BeyondNoise,
+        stats::Verdict::WithinNoise => Trust::WithinNoise,
+        stats::Verdict::NoiseUnknown => Trust::OneRun,
+    }
+}
+
+/// One line naming the machine and the run.
+fn run_line(b: &Benchmark) -> String {
+    let (e, s) = (&b.environment, &b.settings);
+    let names: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
+    // A two-host run names both: the servers' host, and the loader's (whose machine the line describes).
+    let host = match &b.two_hosts {
+        Some(t) => format!("`{}`, loaded from `{}`", t.server_environment.hostname, e.hostname),
+        None => format!("`{}`", e.hostname),
+    };
+    format!(
+        "{} on {host} ({} × {}, Linux {}), {}: `{}`, {} of {} s per cell after {} s of warm-up, {}.",
+        names.join(", "),
+        e.cpu_model,
+        e.cpus_online,
+        e.kernel,
+        e.date.split('T').next().unwrap_or(&e.date),
+        s.tool,
+        count(u64::from(s.repeats), "run"),
+        s.duration_s,
+        s.warmup_s,
+        if s.pinned { "servers and loader pinned apart" } else { "not pinned" }
+    )
+}
+
+/// The facts a reader must know before quoting a figure, most important first, at most five.
+fn notes(b: &Benchmark) -> Vec<String> {
+    let mut out = Vec::new();
+    // An incomplete run is said under the title, before the summary.
+    if b.settings.quick {
+        out.push(
+            "**A `--quick` smoke run**: one short run per cell, so no noise was measured: do not quote it.".into(),
+        );
+    }
+    if b.two_hosts.as_ref().is_some_and(|t| t.same_kernel) {
+        out.push("Both hosts ran on **one kernel**: this run shows the two-host mechanics, not two machines.".into());
+    }
+    let unverified: Vec<&str> =
+        b.subjects.iter().filter(|s| s.verification.measured_unverified).map(|s| s.name.as_str()).collect();
+    if !unverified.is_empty() {
+        out.push(format!(
+            "{} failed the contract and {} measured anyway (`--allow-unverified`): not the same work as the others.",
+            unverified.join(", "),
+            if unverified.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    out.extend(held_by_loader(b));
+    let busy: Vec<_> = b.runs.iter().filter(|r| !r.machine_idle).collect();
+    if !busy.is_empty() {
+        let worst = busy.iter().map(|r| r.other_cpu_percent).fold(0.0, f64::max);
+        out.push(format!(
+            "{} of {} began on a busy machine (other processes used up to {worst:.0} % of it): their figures may be \
+             low.",
+            busy.len(),
+            count(b.runs.len() as u64, "run")
+        ));
+    }
+    let noisy = b.flags.iter().filter(|f| f.kind == FlagKind::Noisy).count() as u64;
+    if noisy > 0 {
+        out.push(format!("{} spread more than 5 % between runs (see *Flags*).", count(noisy, "cell")));
+    }
+    let left_out = b.runs.iter().filter(|r| r.left_out.is_some()).count() as u64;
+    if left_out > 0 {
+        out.push(format!("{} left out of every figure (see *Left out*).", count(left_out, "run")));
+    }
+    out.truncate(5);
+    out
+}
+
+/// One sentence per subject whose figures are the loader's in some cell.
+fn held_by_loader(b: &Benchmark) -> Vec<String> {
+    let mut out = Vec::new();
+    for subject in &b.subjects {
+        let held: Vec<&Summary> =
+            b.summaries.iter().filter(|s| s.subject == subject.name && loader_limit(s).is_some()).collect();
+        let Some(top) = held.iter().map(|s| s.requests_per_sec.median).reduce(f64::max) else { continue };
+        let kind = if held.iter().any(|s| s.loader_limited) { "loader-limited" } else { "loader-bound" };
+        let cells: Vec<String> = held.iter().map(|s| format!("{} {}", s.scenario, s.connections)).collect();
+        out.push(format!(
+            "{} is {kind} at {}: figures near {} requests/s are the loader's, not the server's (bounds, not ratios).",
+            subject.name,
+            cells.join(", "),
+            thousands(top)
+        ));
+    }
+    out
+}
+
+/// The section: the line, the tables, the notes.
+pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
+    doc.heading(2, "Summary");
+    doc.paragraph(v.line.clone());
+    let Some(base) = &v.baseline else {
+        doc.paragraph("No subject implements the API: there is no baseline to compare with.");
+        doc.list(v.notes.clone());
+        return;
+    };
+    if v.cells.is_empty() && v.memory.is_empty() {
+        doc.paragraph(format!(
+            "No other subject that implements the API was measured beside {base}: no ratio to give; the figures are \
+             in the tables below."
+        ));
+    } else {
+        doc.paragraph(format!(
+            "Each cell: a subject's median over {base}'s, the baseline (above 1×: more requests/s, or more latency \
+             and CPU), and how far to trust it."
+        ));
+    }
+    // With one subject beside the baseline the header names the pair; with more, each row names its subject.
+    let mut subjects = v.cells.iter().chain(&v.memory).map(|r| &r.subject);
+    let first_subject = subjects.next();
+    let single = subjects.all(|s| Some(s) == first_subject);
+    let headlines: Vec<&str> = Headline::ALL.iter().map(|h| h.label()).collect();
+    for (rows, labels) in [(&v.cells, headlines.as_slice()), (&v.memory, MEMORY.as_slice())] {
+        let Some(first) = rows.first() else { continue };
+        let title = if single { format!("{} / {base}", first.subject) } else { "subject / baseline".into() };
+        let mut columns = vec![(title.as_str(), Align::Left)];
+        columns.extend(labels.iter().map(|l| (*l, Align::Left)));
+        let mut t = Table { stacked: true, ..Table::new(&columns) };
+        for r in rows {
+            let place = if single { r.place.clone() } else { format!("{}, {}", r.subject, r.place) };
+            t.row([vec![place], r.answers.iter().map(Answer::text).collect()].concat());
+        }
+        doc.push(crate::report::Block::Table(t));
+    }
+    doc.list(v.notes.clone());
+}
+
+/// The verdicts as lines of plain text, the console's closing lines.
+pub fn lines(v: &Verdicts) -> Vec<String> {
+    let base = v.baseline.as_deref().unwrap_or_default();
+    let headlines: Vec<&str> = Headline::ALL.iter().map(|h| h.label()).collect();
+    let mut out = Vec::new();
+    for (rows, labels) in [(&v.cells, headlines.as_slice()), (&v.memory, MEMORY.as_slice())] {
+        for r in rows {
+            let figures: Vec<String> =
+                labels.iter().zip(&r.answers).map(|(l, a)| format!("{l} {}", a.text())).collect();
+            out.push(format!("{} / {base}, {}: {}", r.subject, r.place, figures.join("; ")));
+        }
+    }
+    out.extend(v.notes.iter().map(|n| n.replace(['*', '`'], "")));
+    out
+}
