@@ -75,7 +75,7 @@ impl Kind {
 }
 
 /// The time limits a test server runs with. The contract's are 10 s each; tests lower them so that a test which
-/// waits for a cut-off finishes in seconds. Both servers take the same test-only flags for them.
+/// waits for a cut-off finishes in seconds. Every server takes the same test-only flags for them.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     pub header: Duration,
