@@ -2,8 +2,9 @@
 //! server"), `listening on http://HOST:PORT (N users, W worker[s])`.
 //!
 //! [`StartupLine::parse`] is the one Rust reader of that line, used by the harness and by every test that starts a
-//! server, so that none of them can read it differently. A custom subject of the harness may print only
-//! `listening on http://HOST:PORT`; then the counts are `None`.
+//! server, so that none of them can read it differently. A line with only `listening on http://HOST:PORT` reads
+//! too, with the counts `None`. (A custom subject of the harness need print no line at all: the harness gives it
+//! its port and waits for a 200 on its ready path.)
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 

@@ -85,7 +85,7 @@ fn the_recipes_report_commands_gate_as_promised() {
             }
             let json = std::fs::read_to_string(dir.join("results/comparison.json")).unwrap();
             let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-            assert_eq!(v["counts"]["compared"], 8, "{file}: {json}");
+            assert_eq!(v["counts"]["compared"], 10, "{file}: {json}");
         }
     }
 }

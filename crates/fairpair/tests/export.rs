@@ -8,10 +8,14 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// Every `benchmark.json` under docs/results, and the report's golden fixture.
+/// Every `benchmark.json` under docs/results (schema versions 1 and 2), the report's golden fixture, and the gate's
+/// fixtures (version 3, with capacities).
 fn committed_results() -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut found = vec![root.join("crates/fairpair/tests/fixtures/golden/benchmark.json")];
+    for entry in std::fs::read_dir(root.join("crates/fairpair/tests/fixtures/gate")).unwrap() {
+        found.push(entry.unwrap().path());
+    }
     let mut dirs = vec![root.join("docs/results")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -24,7 +28,7 @@ fn committed_results() -> Vec<PathBuf> {
         }
     }
     found.sort();
-    assert!(found.len() >= 6, "{found:?}");
+    assert!(found.len() >= 11, "{found:?}");
     found
 }
 

@@ -1,5 +1,6 @@
 //! The regression gate of `report --compare OLD NEW --fail-on-regression`, on committed fixture pairs
-//! (tests/fixtures/gate: a reference subject `rust` and a team's own service `mine`, one cell, three repeats), and
+//! (tests/fixtures/gate: a reference subject `rust` and a team's own service `mine`, one cell, three repeats, and each
+//! one's capacity at p99 ≤ 10 ms), and
 //! `--format json`, which holds every figure the Markdown shows and never changes the exit status.
 
 use std::path::PathBuf;
@@ -38,6 +39,10 @@ fn a_real_regression_fails_the_gate() {
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("REGRESSION mine get at 50 connections: throughput (req/s), 20.0 % worse"), "{stderr}");
     assert!(stderr.contains("REGRESSION mine get at 50 connections: server CPU per request (µs)"), "{stderr}");
+    assert!(
+        stderr
+            .contains("REGRESSION mine get at 50 connections: capacity at the latency objective (req/s), 25.0 % worse")
+    );
     assert!(!stderr.contains("REGRESSION rust"), "the reference did not move: {stderr}");
     // Well beyond a 5 % threshold too; and without the flag the comparison only reports.
     assert_eq!(compare("baseline", "regressed", &["--fail-on-regression", "--threshold", "5%"]).status.code(), Some(1));
@@ -49,7 +54,7 @@ fn a_change_within_the_noise_passes() {
     let out = compare("baseline", "within-noise", &["--fail-on-regression"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     let (_, v) = json("baseline", "within-noise", &["--fail-on-regression"]);
-    assert_eq!(v["counts"]["within_noise"], 8, "{v}");
+    assert_eq!(v["counts"]["within_noise"], 10, "{v}");
     assert_eq!(v["gate"]["failures"], 0);
 }
 
@@ -59,13 +64,13 @@ fn a_bound_alone_never_fails_the_gate() {
     // but those are the loader's bounds; its CPU per request, the server's own, is within the noise.
     let (code, v) = json("baseline", "bound", &["--fail-on-regression"]);
     assert_eq!(code, Some(0), "{v}");
-    assert_eq!(v["counts"]["worse"], 3, "throughput, p50 and p99 of rust: {v}");
-    for figure in ["throughput", "latency-p50", "latency-p99"] {
+    assert_eq!(v["counts"]["worse"], 4, "throughput, p50, p99 and capacity of rust: {v}");
+    for figure in ["throughput", "latency-p50", "latency-p99", "capacity"] {
         assert_eq!(gate_of(&v, "rust", figure), "tolerated: a bound");
     }
     assert_eq!(gate_of(&v, "rust", "server-cpu-per-request"), "passes");
     let out = compare("baseline", "bound", &["--fail-on-regression"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("3 figure(s) worse beyond the noise tolerated"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("4 figure(s) worse beyond the noise tolerated"));
 }
 
 #[test]
@@ -101,7 +106,7 @@ fn with_out_the_json_is_written_beside_the_documents() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("compare.json")).unwrap()).unwrap();
-    assert_eq!(v["gate"]["failures"], 4, "{v}");
+    assert_eq!(v["gate"]["failures"], 5, "{v}");
     assert!(dir.join("compare.md").is_file() && dir.join("compare.html").is_file());
 }
 

@@ -1,6 +1,7 @@
 //! `scripts/compare` on a fresh machine: its first run installs oha (announced, with its cost), later runs reuse it,
 //! `--quick` and `--open-loop-rates 0` install nothing, and `fairpair run` finds oha in `$CARGO_HOME/bin` although
-//! that folder is not on the caller's PATH.
+//! that folder is not on the caller's PATH; and what it reads from its arguments (the load tool, whether Go is needed)
+//! agrees with what `fairpair run --dry-run` plans for the same arguments, for every preset.
 //!
 //! The ten-minute `cargo install oha --locked` is played by a fake `cargo` that records its arguments and writes a
 //! fake `oha` where cargo would; `FAIRPAIR_BIN` skips the build and `--dry-run` the load, so each run takes moments.
@@ -18,7 +19,8 @@ struct Machine {
 }
 
 impl Machine {
-    /// An empty home with no oha, and a PATH on which `cargo` is the fake and no folder holds an `oha`.
+    /// An empty home with no oha, and a PATH on which `cargo` is the fake and no folder holds an `oha`. The fake oha's
+    /// help names `--worker-threads`, which is how scripts/compare and scripts/setup-tools tell a usable oha.
     fn fresh(name: &str) -> Machine {
         let home = common::temp_dir(name);
         let cargo_home = home.join(".cargo");
@@ -31,7 +33,7 @@ impl Machine {
             "#!/bin/sh\n\
              echo \"$*\" >> \"$CARGO_HOME/fake-cargo.log\"\n\
              if [ \"$1 $2 $3\" = 'install oha --locked' ]; then\n\
-               printf '#!/bin/sh\\necho oha 0.0.0-fake\\n' > \"$CARGO_HOME/bin/oha\"\n\
+               printf '#!/bin/sh\\necho oha 0.0.0-fake --worker-threads\\n' > \"$CARGO_HOME/bin/oha\"\n\
                chmod +x \"$CARGO_HOME/bin/oha\"\n\
              fi\n",
         )
@@ -79,7 +81,7 @@ fn the_first_run_installs_oha_and_later_runs_reuse_it() {
     let (code, stderr) = m.compare(&[]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stderr.contains("scripts/compare: installing oha (first run on this machine"), "{stderr}");
-    assert!(stderr.contains("about 10 minutes of compiling on 2 cores, once"), "{stderr}");
+    assert!(stderr.contains("7 to 17 minutes of compiling on 2 cores"), "{stderr}");
     assert_eq!(m.cargo_calls(), ["install oha --locked --version 1.16.0"]);
     assert!(m.cargo_home.join("bin/oha").is_file());
     // The script puts $CARGO_HOME/bin on the PATH it gives fairpair, which then chooses the oha just installed.
@@ -110,4 +112,49 @@ fn quick_and_no_open_loop_install_nothing() {
     assert!(stderr.contains("open-loop tool: none: no capacity search"), "{stderr}");
     assert!(m.cargo_calls().is_empty(), "{:?}", m.cargo_calls());
     assert!(!m.cargo_home.join("bin/oha").exists());
+}
+
+/// What `scripts/compare ARGS` reads from its arguments: `(tool, needs Go)`.
+fn script_needs(args: &[&str]) -> (String, bool) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/compare");
+    let out = Command::new(script).args(args).env("FAIRPAIR_COMPARE_PRINT_NEEDS", "1").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (tool, go) = text.trim().split_once(' ').unwrap_or_else(|| panic!("tool=… go=…, got {text:?}"));
+    (tool.trim_start_matches("tool=").to_string(), go == "go=true")
+}
+
+/// What `fairpair run --dry-run ARGS` plans: `(tool, has a Go subject)`, as its plan lines print them. `--go-server` names any existing file, so
+/// that the plan does not refuse the Go subjects where the Go server is not built.
+fn plan_needs(args: &[&str]) -> (String, bool) {
+    let exe = env!("CARGO_BIN_EXE_fairpair");
+    let out = Command::new(exe).args(["run", "--dry-run", "--go-server", exe]).args(args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    let tool = text.lines().find_map(|l| l.strip_prefix("fairpair: load tool: ")).unwrap_or_else(|| panic!("{text}"));
+    // The subjects of the cells, and those planned but skipped on this machine (go-multi on 2 cores).
+    let cells = text.lines().filter_map(|l| l.strip_prefix("fairpair: cell "));
+    let skipped = text.lines().filter_map(|l| l.strip_prefix("fairpair: skipped: ")?.split(':').next());
+    let go = cells.flat_map(|l| l.split_whitespace()).chain(skipped).any(|w| w == "go" || w == "go-multi");
+    (tool.split_whitespace().next().unwrap().to_string(), go)
+}
+
+#[test]
+fn the_script_installs_what_each_preset_and_tool_needs() {
+    let cases: &[&[&str]] = &[
+        &[],
+        &["--preset", "fairpair"],
+        &["--preset", "article"],
+        &["--preset=wrk"],
+        &["--preset", "ab-hello"],
+        &["--preset", "bombardier"],
+        &["--preset", "ab-hello", "--tool", "wrk", "--subjects", "node"],
+        &["--subjects", "rust,go-multi"],
+        &["--tool=ab", "--subjects=go"],
+    ];
+    for args in cases {
+        let (tool, go) = script_needs(args);
+        let (planned_tool, planned_go) = plan_needs(args);
+        assert_eq!(tool, planned_tool, "the tool of {args:?}");
+        // bombardier is a Go program: the script installs Go for it even without a Go subject.
+        assert_eq!(go, planned_go || tool == "bombardier", "Go for {args:?}");
+    }
 }

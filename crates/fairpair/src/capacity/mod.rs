@@ -23,9 +23,13 @@
 pub mod phase;
 
 use anyhow::{Result, bail};
-use serde::{Deserialize, Serialize};
 
+// The records of the search are `benchmark.json` types, defined with the others in `schema/capacity.rs`; how each is
+// computed and read is here.
 use crate::schema::Latency;
+pub use crate::schema::{
+    Bound, CapacityRecord, Objective, Outcome, Percentile, Search, SearchSettings, Step, StepResult,
+};
 use crate::text::thousands;
 use crate::usage;
 
@@ -39,19 +43,6 @@ pub const ACHIEVED_SHARE: f64 = 0.95;
 pub const LOADER_BOUND_SHARE: f64 = 0.8;
 /// No search runs more steps than this (a noisy machine that keeps failing repeats stops here).
 pub const MAX_STEPS: usize = 16;
-
-/// A latency percentile an objective may bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Percentile {
-    #[serde(rename = "p50")]
-    P50,
-    #[serde(rename = "p90")]
-    P90,
-    #[serde(rename = "p99")]
-    P99,
-    #[serde(rename = "p99.9")]
-    P999,
-}
 
 impl Percentile {
     pub fn label(self) -> &'static str {
@@ -72,17 +63,6 @@ impl Percentile {
         }
     }
 }
-
-/// One bound of the objective: `p99 ≤ 10 ms`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Bound {
-    pub percentile: Percentile,
-    pub max_ms: f64,
-}
-
-/// The latency objective: every bound must hold.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Objective(pub Vec<Bound>);
 
 impl Default for Objective {
     fn default() -> Objective {
@@ -160,69 +140,10 @@ fn parse_ms(text: &str) -> Option<f64> {
     (n.is_finite() && n > 0.0).then_some(n * scale)
 }
 
-/// What one step measured.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct StepResult {
-    pub achieved_rps: f64,
-    pub requests: u64,
-    /// Corrected latencies (from each request's scheduled start).
-    pub latency: Latency,
-    pub errors: u64,
-    /// Responses with a status the scenario does not expect.
-    pub unexpected: u64,
-    /// Requests the tool dropped unanswered at its deadline (0 with oha `-w`, which waits for them).
-    pub aborted: u64,
-    /// The exact command of the measured part.
-    pub command: String,
-    /// Whether the machine was idle when the step began.
-    pub machine_idle: bool,
-}
-
-/// One step of a search: the rate asked, what it measured, and the verdict.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    pub rate_asked: f64,
-    #[serde(flatten)]
-    pub result: StepResult,
-    /// Why it missed the objective; `None`: it met it.
-    pub missed: Option<String>,
-    /// Whether this step repeated the previous passing rate to confirm it.
-    pub repeat: bool,
-}
-
 impl Step {
     pub fn passed(&self) -> bool {
         self.missed.is_none()
     }
-}
-
-/// How a search ended.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Outcome {
-    /// The capacity: it passed twice, and the rate one resolution step above it failed (or it is the upper bound's
-    /// share). `spread_percent`: how far apart the two passing steps' objective percentile were.
-    Found { rps: f64, spread_percent: f64, confirmed: bool },
-    /// Every step failed, down to `lowest_rps`.
-    NoRate { lowest_rps: f64 },
-    /// A step could not be run.
-    Failed { why: String },
-}
-
-/// One subject's search on one scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Search {
-    pub subject: String,
-    pub scenario: String,
-    /// The rate no step exceeds, and where it came from (`closed-loop` median, or a `probe`).
-    pub upper_rps: f64,
-    pub upper_from: String,
-    pub steps: Vec<Step>,
-    pub outcome: Outcome,
-    /// Whether the capacity is a lower bound: at least [`LOADER_BOUND_SHARE`] of the loader's open-loop limit, or
-    /// the upper bound itself (no step failed).
-    #[serde(default)]
-    pub bound: bool,
 }
 
 impl Search {
@@ -246,27 +167,6 @@ impl Search {
             Outcome::Failed { why } => format!("not measured ({why})"),
         }
     }
-}
-
-/// The search's knobs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SearchSettings {
-    pub objective: Objective,
-    /// Bisection stops when the failing rate is within this many percent above the passing one.
-    pub resolution_percent: f64,
-    pub step_s: u64,
-    pub warmup_s: u64,
-    pub connections: u32,
-}
-
-/// What `benchmark.json` records of the capacity phase.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CapacityRecord {
-    pub settings: SearchSettings,
-    pub tool: String,
-    /// The loader's own open-loop limit: the search against the `ceiling` (its capacity is the limit).
-    pub loader_limit: Option<Search>,
-    pub searches: Vec<Search>,
 }
 
 impl CapacityRecord {

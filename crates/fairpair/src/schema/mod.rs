@@ -12,10 +12,12 @@ use serde::{Deserialize, Serialize};
 use crate::kinds::{Preset, Tool};
 use crate::stats::Stat;
 
+mod capacity;
 mod preflight;
 mod runs;
 mod summaries;
 
+pub use capacity::*;
 pub use preflight::*;
 pub use runs::*;
 pub use summaries::*;
@@ -59,7 +61,7 @@ pub struct Benchmark {
     /// The capacity search at a latency objective: every step of every search (version 3; absent when it did not
     /// run, and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<crate::capacity::CapacityRecord>,
+    pub capacity: Option<CapacityRecord>,
 }
 
 /// The server host of a two-host run, and the path between it and the loader, which ran on the machine that
@@ -254,12 +256,17 @@ impl Benchmark {
         self.memory_summaries.iter().find(|s| s.subject == subject)
     }
 
-    /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
-    /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
+    /// The subjects asked for that were not measured: they did not start, or failed verification and
+    /// `--allow-unverified` was not given. `fairpair run` exits 1 when there is any, after writing the report for the
+    /// others.
     pub fn unmeasured_subjects(&self) -> Vec<&str> {
+        use VerificationStatus::{DidNotStart, Failed};
         self.subjects
             .iter()
-            .filter(|s| s.verification.status == VerificationStatus::Failed && !s.verification.measured_unverified)
+            .filter(|s| match s.verification.status {
+                Failed => !s.verification.measured_unverified,
+                status => status == DidNotStart,
+            })
             .map(|s| s.name.as_str())
             .collect()
     }
@@ -288,7 +295,8 @@ pub struct Verification {
     pub notes: Vec<String>,
 }
 
-/// The outcome of verifying a subject against the contract (written `passed`, `failed`, `not-applicable`).
+/// The outcome of verifying a subject against the contract (written `passed`, `failed`, `not-applicable`,
+/// `did-not-start`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VerificationStatus {
@@ -298,6 +306,9 @@ pub enum VerificationStatus {
     Failed,
     /// The contract does not apply: the ceiling, a fixed-response baseline that does not implement the API.
     NotApplicable,
+    /// The subject exited, or gave no 200 on its ready path, before it was ready: nothing could be verified, and it is
+    /// not measured (`--allow-unverified` does not change that). `failures` holds why.
+    DidNotStart,
 }
 
 impl VerificationStatus {
@@ -307,6 +318,7 @@ impl VerificationStatus {
             VerificationStatus::Passed => "passed",
             VerificationStatus::Failed => "failed",
             VerificationStatus::NotApplicable => "not-applicable",
+            VerificationStatus::DidNotStart => "did-not-start",
         }
     }
 }
