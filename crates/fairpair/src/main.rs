@@ -167,7 +167,8 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             eprintln!(
-                "fairpair: NOT measured (failed verification): {}; see report.md, or measure anyway with --allow-unverified",
+                "fairpair: NOT measured (did not start, or failed verification): {}; see report.md (--allow-unverified \
+                 measures a subject that fails verification)",
                 unmeasured.join(", ")
             );
             Ok(ExitCode::FAILURE)
@@ -328,7 +329,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
     }
     let left_out = b.runs.iter().filter(|r| r.left_out.is_some()).count();
     if left_out > 0 {
-        println!("({left_out} runs had statuses their scenario does not expect and are left out: see the report)");
+        println!("({left_out} runs are left out: unexpected statuses or a busy machine; see the report)");
     }
     for m in &b.memory_summaries {
         println!(

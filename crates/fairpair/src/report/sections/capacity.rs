@@ -45,6 +45,15 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
         res = s.resolution_percent,
     ));
     doc.push(Block::Table(table(b, c)));
+    let busy = c.searches.iter().chain(&c.loader_limit).flat_map(|s| &s.steps).filter(|s| !s.result.machine_idle);
+    if busy.count() > 0 {
+        doc.push(Block::Note(
+            "**Steps began on a busy machine** (other processes above the idle threshold after the bounded wait; \
+             counted in the table): a capacity is the machine's as much as the subject's, so such a figure is no \
+             verdict on the subject; rerun on an idle machine."
+                .into(),
+        ));
+    }
     let mut scenarios: Vec<&str> = c.searches.iter().map(|s| s.scenario.as_str()).collect();
     scenarios.dedup();
     let one_core: Vec<&str> = b.subjects.iter().filter(|r| r.workers == Some(1)).map(|r| r.name.as_str()).collect();
@@ -79,7 +88,7 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
         ("share of loader's limit", Align::Right),
         (ratio_title.as_str(), Align::Right),
         ("closed-loop upper bound", Align::Right),
-        ("steps", Align::Right),
+        ("steps (on a busy machine)", Align::Right),
     ]);
     let limit = c.loader_limit_rps();
     for s in &c.searches {
@@ -101,7 +110,7 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
             share,
             base_search.map_or("—".into(), |o| ratio_to(s, o)),
             format!("{}/s ({})", thousands(s.upper_rps), s.upper_from),
-            s.steps.len().to_string(),
+            format!("{} ({})", s.steps.len(), s.steps.iter().filter(|st| !st.result.machine_idle).count()),
         ]);
     }
     t
@@ -142,6 +151,7 @@ fn steps_table(c: &CapacityRecord) -> Table {
                 (None, true) => "met (repeat)".to_string(),
                 (Some(why), repeat) => format!("missed{}: {why}", if repeat { " (repeat)" } else { "" }),
             };
+            let verdict = if r.machine_idle { verdict } else { format!("{verdict} (busy machine)") };
             t.row(vec![
                 name.clone(),
                 (i + 1).to_string(),
