@@ -458,7 +458,7 @@ mod tests {
             b.memory_summaries.clear();
             b.capacity = Some(CapacityRecord {
                 settings,
-                tool: "oha".into(),
+                tool: crate::kinds::Tool::Oha,
                 loader_limit: None,
                 searches: vec![search("rust", rust, false), search("node", node, node_bound)],
             });
