@@ -8,7 +8,6 @@
 
 mod bmf;
 mod csv;
-pub mod json;
 
 use crate::schema::{Benchmark, FlagKind, Summary, VerificationStatus};
 use crate::stats::Stat;
