@@ -96,6 +96,9 @@ func (a *app) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer a.recoverPanic(x)
 	if !checkHead(x) {
+		// After a refusal net/http would read the rest of a body (up to 256 KiB) before closing, with no deadline yet:
+		// a chunked body that never comes held the connection open for good. The refusal closes it at once instead.
+		setBodyDeadline(r, time.Now())
 		return
 	}
 	// The contract's second time limit: the body must be complete within bodyTimeout of the head, which is now.

@@ -184,7 +184,9 @@ function send(req, res, status, contentType, body) {
 
 /** An empty response that ends the connection, for requests refused before routing. */
 export function sendEmpty(res, status) {
-  res.writeHead(status, { 'Content-Length': 0, Connection: 'close' });
+  // Set apart from writeHead, so that `getHeader` sees it (transport.js asks whether an answer ended the connection).
+  res.setHeader('Connection', 'close');
+  res.writeHead(status, { 'Content-Length': 0 });
   res.end();
 }
 

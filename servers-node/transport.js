@@ -99,9 +99,20 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   const inProgress = new WeakMap();
   /** socket → a promise settled when the last response started on it is done (`serveIgnoringUpgrade` waits for it). */
   const lastResponse = new WeakMap();
+  /** socket → the last response started on it. */
+  const lastRes = new WeakMap();
+  /** Sockets on which an answer ended the connection: nothing more is served there. */
+  const ended = new WeakSet();
 
   /** Handles one request; returns a promise (which never rejects) if the handler has to wait for the body. */
-  function handle(req, res) {
+  function handle(req, res, previous) {
+    // A request pipelined behind one whose answer ended the connection is not served: nothing of it may be stored,
+    // and its answer would never be sent (Node's parser hands it over all the same).
+    if (ended.has(req.socket) || endsConnection(previous)) {
+      ended.add(req.socket);
+      req.resume();
+      return undefined;
+    }
     try {
       if (!checkHead(req, res)) {
         return undefined;
@@ -118,6 +129,8 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   }
 
   function handleRequest(req, res) {
+    const previous = lastRes.get(req.socket);
+    lastRes.set(req.socket, res);
     // 'close' comes after Node has detached the response from the socket ('finish' comes before).
     lastResponse.set(req.socket, new Promise((resolve) => res.once('close', resolve)));
     if (log) {
@@ -125,7 +138,8 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
     }
     const socket = req.socket;
     const earlier = inProgress.get(socket);
-    const done = earlier === undefined ? handle(req, res) : earlier.done.then(() => handle(req, res));
+    const done =
+      earlier === undefined ? handle(req, res, previous) : earlier.done.then(() => handle(req, res, previous));
     if (done !== undefined) {
       const entry = { req, done };
       inProgress.set(socket, entry);
@@ -145,7 +159,20 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
     (lastResponse.get(socket) ?? Promise.resolve()).then(then);
   }
 
-  return { handleRequest, pendingOn, afterResponses };
+  /**
+   * Whether an answer already sent on `socket` ends the connection (`Connection: close`): nothing after it may be
+   * answered (RFC 9112 section 9.6), though Node's parser reads on.
+   */
+  function closedByAnswer(socket) {
+    return ended.has(socket) || endsConnection(lastRes.get(socket));
+  }
+
+  return { handleRequest, pendingOn, afterResponses, closedByAnswer };
+}
+
+/** Whether `res` (if any) has been sent with `Connection: close`. */
+function endsConnection(res) {
+  return res !== undefined && res.headersSent && String(res.getHeader('connection')).toLowerCase() === 'close';
 }
 
 /**
@@ -169,6 +196,12 @@ export function checkHead(req, res) {
     sendEmpty(res, 400);
     return false;
   }
+  // The same section: more than one Host field gets 400 too (Node keeps the first in `req.headers.host`; Go's
+  // net/http refuses them before any handler runs). `rawHeaders` holds every field as sent.
+  if (req.rawHeaders.filter((value, i) => i % 2 === 0 && value.toLowerCase() === 'host').length > 1) {
+    sendEmpty(res, 400);
+    return false;
+  }
   // An authority-form target (`127.0.0.1:80`) belongs to CONNECT alone (RFC 9112 section 3.2.3). An origin-form
   // target starts with '/', an absolute-form one has a scheme, and `*` is OPTIONS's asterisk-form.
   if (req.method !== 'CONNECT' && !req.url.startsWith('/') && !req.url.includes('://') && req.url !== '*') {
@@ -183,8 +216,11 @@ export function checkHead(req, res) {
   }
   // An expectation other than 100-continue cannot be met (RFC 9110 section 10.1.1). An empty Expect is no
   // expectation at all. Node leaves this to the application once a 'checkExpectation' listener exists (createServer).
-  const expect = req.headers.expect?.trim().toLowerCase();
-  if (expect !== undefined && expect !== '' && expect !== '100-continue') {
+  // Each field on its own: Node joins repeated fields with ', ', which would turn two empty ones into ','.
+  const expectations = req.rawHeaders
+    .filter((_, i) => i % 2 === 1 && req.rawHeaders[i - 1].toLowerCase() === 'expect')
+    .map((value) => value.trim().toLowerCase());
+  if (expectations.some((expect) => expect !== '' && expect !== '100-continue')) {
     sendEmpty(res, 417);
     return false;
   }
@@ -262,6 +298,9 @@ function onClientError(error, socket, handler) {
   // more is read or answered there (RFC 9112 section 9.6). Node closes the connection once that request's answer
   // is out, so the error is simply left unanswered.
   if (error.code === 'HPE_CLOSED_CONNECTION') return;
+  // The same after an answer of this server's that ends the connection (a head check's refusal, a 501): the bytes
+  // behind it belong to no request of this connection, and Node closes it once that answer is out.
+  if (handler.closedByAnswer(socket)) return;
   const response = clientErrorResponse(error);
   if (response === null) {
     socket.destroy();

@@ -218,6 +218,9 @@ pub struct Expect {
     /// Header names are lower-case.
     pub headers: BTreeMap<String, HeaderExpect>,
     pub closes: bool,
+    /// Nothing may follow the response on the connection (no second answer to bytes behind a request the server
+    /// refused and closed on); checked while waiting for the close, so it goes with `closes`.
+    pub nothing_after: bool,
 }
 
 impl Expect {
@@ -346,6 +349,8 @@ struct RawExpect {
     headers: BTreeMap<String, Option<RawHeader>>,
     #[serde(default)]
     closes: bool,
+    #[serde(default)]
+    nothing_after: bool,
 }
 
 /// Parses and validates a cases file; the error names the case and what is wrong with it.
@@ -441,6 +446,7 @@ fn convert_expect(e: RawExpect) -> Result<Expect, String> {
         no_body: e.no_body,
         headers,
         closes: e.closes,
+        nothing_after: e.nothing_after,
     })
 }
 

@@ -21,11 +21,12 @@
 
 mod cases;
 pub mod startup;
+pub mod tolerances;
 mod wire;
 
 pub use cases::{AnyOf, Case, Expect, HeaderExpect, Level, Match, Request, Requires, Wire, cases, parse};
 pub use startup::StartupLine;
-pub use wire::{Connection, Outcome, Response, send};
+pub use wire::{Connection, Outcome, Response, send, send_and_rest};
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -135,8 +136,8 @@ pub fn run_case(addr: SocketAddr, case: &Case, server: &Requires) -> CaseResult 
         };
         return CaseResult { name, verdict: Verdict::Skipped(why), outcome: None };
     }
-    let outcome = match send(addr, &case.request_bytes(), CASE_TIMEOUT, case.expect.closes) {
-        Ok(outcome) => outcome,
+    let (outcome, rest) = match send_and_rest(addr, &case.request_bytes(), CASE_TIMEOUT, case.expect.closes) {
+        Ok(sent) => sent,
         Err(e) => {
             return CaseResult {
                 name,
@@ -146,6 +147,10 @@ pub fn run_case(addr: SocketAddr, case: &Case, server: &Requires) -> CaseResult 
         }
     };
     let mut mismatches: Vec<Mismatch> = check(case, &outcome).into_iter().map(Mismatch::Response).collect();
+    if case.expect.nothing_after && !rest.is_empty() {
+        let what = format!("expected nothing after the response (it ends the connection), got {}", show(&rest));
+        mismatches.push(Mismatch::Response(what));
+    }
     if mismatches.is_empty() && case.roundtrip {
         mismatches.extend(roundtrip(addr, &outcome));
     }
@@ -200,13 +205,13 @@ pub fn check(case: &Case, outcome: &Outcome) -> Vec<String> {
     if !status_matches(case, response.status) {
         out.push(format!("status: expected {}, got {}", expect.describe_status(), response.status));
     }
-    // Only an exact case says more than the status.
+    // Only an exact case says more than the status and whether the connection is closed.
     if case.matching == Match::Exact {
         check_body(expect, response, &mut out);
         check_headers(expect, response, &mut out);
-        if expect.closes && closed == Some(false) {
-            out.push("connection: expected the server to close it after the response, it stayed open".to_owned());
-        }
+    }
+    if expect.closes && closed == Some(false) {
+        out.push("connection: expected the server to close it after the response, it stayed open".to_owned());
     }
     out
 }

@@ -52,12 +52,23 @@ const CLOSE_WAIT: Duration = Duration::from_secs(2);
 /// A server may answer before it has read everything (a 413, say) and close; a failed write is therefore not an
 /// error by itself: what the server sent back is still read.
 pub fn send(addr: SocketAddr, bytes: &[u8], timeout: Duration, probe_close: bool) -> io::Result<Outcome> {
+    send_and_rest(addr, bytes, timeout, probe_close).map(|(outcome, _)| outcome)
+}
+
+/// Like [`send`], and also returns the bytes that came after the response (with `probe_close`, until the close):
+/// a second answer, say.
+pub fn send_and_rest(
+    addr: SocketAddr,
+    bytes: &[u8],
+    timeout: Duration,
+    probe_close: bool,
+) -> io::Result<(Outcome, Vec<u8>)> {
     let mut conn = Connection::open(addr, timeout)?;
     let write_failed = conn.write(bytes).is_err();
     let response = match conn.response(bytes.starts_with(b"HEAD "), timeout) {
         Ok(Some(r)) => r,
-        Ok(None) => return Ok(Outcome::Closed),
-        Err(e) if is_reset(&e) && conn.buffered() == 0 => return Ok(Outcome::Closed),
+        Ok(None) => return Ok((Outcome::Closed, Vec::new())),
+        Err(e) if is_reset(&e) && conn.buffered() == 0 => return Ok((Outcome::Closed, Vec::new())),
         Err(e) if write_failed && e.kind() == ErrorKind::TimedOut => {
             return Err(io::Error::new(e.kind(), "the server stopped reading the request and sent nothing"));
         }
@@ -65,7 +76,8 @@ pub fn send(addr: SocketAddr, bytes: &[u8], timeout: Duration, probe_close: bool
     };
     let closed = if probe_close { Some(conn.closes_within(CLOSE_WAIT)) } else { None };
     conn.shutdown();
-    Ok(Outcome::Response { response, closed })
+    let rest = conn.buf[conn.pos..].to_vec();
+    Ok((Outcome::Response { response, closed }, rest))
 }
 
 fn is_reset(e: &io::Error) -> bool {

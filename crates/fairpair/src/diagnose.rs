@@ -9,6 +9,8 @@
 //! A signature is evidence, not proof (a service can be slow for 40 ms for reasons of its own), so every diagnosis is
 //! rendered as "this looks like …; to check, …", never as a verdict.
 
+use std::net::IpAddr;
+
 use crate::schema::{Benchmark, SubjectKind, SubjectRecord, Summary};
 
 /// Linux's smallest delayed-ACK timeout (`TCP_DELACK_MIN`) is 40 ms; a p50 within this window of it, on loopback
@@ -98,7 +100,7 @@ impl Diagnosis {
             }
             Diagnosis::ConnectionOrWorkerLimit { subject, low, high } => format!(
                 "**{subject}: {}** On {}, throughput stayed at {:.0} req/s from {} to {} connections ({:.0} req/s), \
-                 while the loader used {:.0} % of its CPUs and the server {}: neither was out of CPU, so something \
+                 while the loader used {:.0} % of its CPUs, with the {}: neither was out of CPU, so something \
                  else caps the requests in flight, and the extra connections only queue (p50 {:.1} → {:.1} ms). It \
                  looks like a fixed pool of workers or threads, a connection limit, or a lock every request waits \
                  for. To check: look for a pool size, worker count or `max connections` setting and raise it; count \
@@ -139,11 +141,9 @@ impl Diagnosis {
     }
 }
 
+/// The server's CPU use as a phrase; only cells where it was measured are ever diagnosed.
 fn cpu(c: &CellFigures) -> String {
-    match c.server_cpu_percent {
-        Some(p) => format!("server CPU {p:.0} %"),
-        None => "server CPU not measured".to_string(),
-    }
+    format!("server CPU {:.0} %", c.server_cpu_percent.unwrap_or(0.0))
 }
 
 /// Every signature found in `b`, subject by subject in the order they were measured.
@@ -180,11 +180,17 @@ pub fn diagnose(b: &Benchmark) -> Vec<Diagnosis> {
     out
 }
 
-/// A subject started by the harness listens on 127.0.0.1; a running service, whose command is its URL, is on
-/// loopback only when the URL's host says so.
+/// A subject started by the harness listens on 127.0.0.1; a running service given by URL is on loopback when the
+/// URL's host is.
 fn is_loopback(subject: &SubjectRecord) -> bool {
-    let host = subject.command.strip_prefix("http://").unwrap_or(&subject.command);
-    subject.kind != SubjectKind::External || ["127.", "localhost", "[::1]"].iter().any(|h| host.starts_with(h))
+    match subject.kind {
+        SubjectKind::External => {
+            let host = subject.command.split_once("://").map_or("", |(_, rest)| rest);
+            let host = host.split('/').next().unwrap_or("").rsplit_once(':').map_or(host, |(h, _)| h);
+            host == "localhost" || host.trim_matches(['[', ']']).parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+        SubjectKind::Builtin | SubjectKind::Custom => true,
+    }
 }
 
 fn nagle(b: &Benchmark, subject: &str) -> Option<Diagnosis> {
@@ -194,7 +200,8 @@ fn nagle(b: &Benchmark, subject: &str) -> Option<Diagnosis> {
         .filter(|s| s.subject == subject)
         .map(|s| figures(b, s))
         .filter(|c| DELAYED_ACK_P50_MS.contains(&c.p50_ms))
-        .filter(|c| c.server_cpu_percent.is_none_or(|p| p < LOW_SERVER_CPU_PERCENT))
+        // A server busy for 40 ms is doing work, not waiting for a timer: without its CPU, nothing can be said.
+        .filter(|c| c.server_cpu_percent.is_some_and(|p| p < LOW_SERVER_CPU_PERCENT))
         .collect();
     (!stalled.is_empty()).then(|| Diagnosis::NagleDelayedAck { subject: subject.to_string(), cells: stalled })
 }
@@ -202,8 +209,9 @@ fn nagle(b: &Benchmark, subject: &str) -> Option<Diagnosis> {
 fn worker_limit(subject: &str, low: &CellFigures, high: &CellFigures) -> Option<Diagnosis> {
     let flat = low.requests_per_sec > 0.0 && high.requests_per_sec <= FLAT_THROUGHPUT_RATIO * low.requests_per_sec;
     let loader_idle = high.loader_cpu_percent < IDLE_LOADER_CPU_PERCENT;
-    // A server out of CPU is flat for the plainest reason; only a server with room left points to a limit.
-    let server_has_room = high.server_cpu_percent.is_none_or(|p| p < LOW_SERVER_CPU_PERCENT);
+    // A server out of CPU is flat for the plainest reason; only a server with room left points to a limit, and
+    // without its CPU there is no telling.
+    let server_has_room = high.server_cpu_percent.is_some_and(|p| p < LOW_SERVER_CPU_PERCENT);
     (flat && loader_idle && server_has_room).then(|| Diagnosis::ConnectionOrWorkerLimit {
         subject: subject.to_string(),
         low: low.clone(),
@@ -231,9 +239,11 @@ fn cells_of(b: &Benchmark, subject: &str, scenario: &str) -> Vec<CellFigures> {
 
 /// The figures of one summary, with the server's CPU per request turned into a share of its CPUs.
 fn figures(b: &Benchmark, s: &Summary) -> CellFigures {
+    // A running service was not pinned: it could use every CPU of the machine.
+    let external = b.subjects.iter().any(|r| r.name == s.subject && r.kind == SubjectKind::External);
     let server_cpus = match b.settings.server_cpus.len() {
-        0 => b.environment.cpus_online.max(1),
-        n => n,
+        n if n > 0 && !external => n,
+        _ => b.environment.cpus_allowed.len().max(1),
     } as f64;
     let server_cpu_percent = s
         .server_cpu_us_per_request
@@ -333,11 +343,13 @@ mod tests {
         b.subjects[1].kind = SubjectKind::External;
         b.subjects[1].command = "http://10.0.0.7:8000".into();
         assert_eq!(diagnose(&b), []);
-        // The same service on loopback, CPU not measured from outside: still a hypothesis, and the text says so.
+        // The same service on loopback, its CPU not measured: no telling a timer from work, so no diagnosis.
         b.subjects[1].command = "http://127.0.0.1:8000".into();
-        let found = diagnose(&b);
-        assert!(matches!(found.as_slice(), [Diagnosis::NagleDelayedAck { .. }]), "{found:?}");
-        assert!(found[0].render().contains("server CPU not measured"), "{}", found[0].render());
+        assert_eq!(diagnose(&b), []);
+        // Its CPU measured (the owner of its socket) and low: the timer it is.
+        let mut b = bench(&[("alpha", "get", 50, 1_250.0, 40.0, Some(80.0), 12.0, 0)]);
+        (b.subjects[1].kind, b.subjects[1].command) = (SubjectKind::External, "http://[::1]:8000".into());
+        assert!(matches!(diagnose(&b).as_slice(), [Diagnosis::NagleDelayedAck { .. }]));
     }
 
     #[test]

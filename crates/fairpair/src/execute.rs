@@ -47,18 +47,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     plan.announce();
-    let mut environment = env::capture(tool_versions());
-    // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
-    // any load.
-    let mut path = host::path_record(&plan.server_host)?;
-    // Which Go built the Go server, recorded in the environment of the host it runs on.
-    if let Some(binary) = go_binary(plan) {
-        let go = env::go_version(&plan.server_host, &binary);
-        match path.as_mut() {
-            Some((p, _)) => p.server_environment.go = go,
-            None => environment.go = go,
-        }
-    }
+    let (environment, path) = environments(plan)?;
     if let Some((p, _)) = &path {
         eprintln!("{}", two_hosts_line(p));
     }
@@ -75,7 +64,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     let measured = plan.only_measurable(&outcome.measurable);
     preflight::announce(&outcome, &measured, &|m| progress.println(m));
     progress.preflight_done(&measured.estimate());
-    let preflight::Outcome { calibration, subjects, measurable: _, flags: preflight_flags, skipped, record } = outcome;
+    let preflight::Outcome { calibration, subjects, measurable: _, skipped, record } = outcome;
     if measured.subjects.len() < plan.subjects.len() {
         replan(&mut progress, &measured);
     }
@@ -94,7 +83,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         memory: Vec::new(),
         summaries: Vec::new(),
         memory_summaries: Vec::new(),
-        flags: preflight_flags,
+        flags: Vec::new(),
         two_hosts: path.as_ref().map(|(p, _)| p.clone()),
         capacity: None,
     };
@@ -104,21 +93,47 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     ex.loader_limit();
     ex.load_phase();
     ex.bench.summaries = summarise(&ex.bench.runs);
-    apply_capacity(&mut ex.bench.summaries, ex.bench.preflight.as_ref());
+    apply_capacity(&mut ex.bench.summaries, &ex.bench.runs, ex.bench.preflight.as_ref());
     ex.open_loop_phase();
     ex.capacity_phase();
     ex.memory_phase();
     ex.bench.memory_summaries = summarise_memory(&ex.bench.memory);
-    let derived = flags(&ex.bench);
-    ex.bench.flags.extend(derived);
+    // Every flag is derived from the records, but a failed run's, which has no record: those were raised as they
+    // happened and follow.
+    let failed = std::mem::take(&mut ex.bench.flags);
+    ex.bench.flags = flags(&ex.bench).into_iter().chain(failed).collect();
     if let (Some(record), Some((_, Some(at_start)))) = (ex.bench.two_hosts.as_mut(), &path) {
         let now = interface.as_deref().and_then(host::interface_bytes);
         record.interface_bytes = now.map(|b| host::bytes_since(*at_start, b));
+    }
+    // Interrupted during the last run (the load tool stopped with the signal): the handler ends the process with
+    // status 130 once the servers are stopped; the run is not complete, and must not end as if it were.
+    while crate::subject::interrupted() {
+        std::thread::sleep(std::time::Duration::from_millis(100));
     }
     ex.bench.complete = true;
     write_results(&ex.bench, &plan.out)?;
     ex.progress.finish();
     Ok(ex.bench)
+}
+
+/// On two hosts, the path record with the loader interface's byte counters at the start (`env::path_record`).
+type PathRecord = Option<(TwoHosts, Option<NetworkBytes>)>;
+
+/// This machine's environment; on two hosts also the server host's and the path to it, the round-trip time measured
+/// now, before any load (with the interface's byte counters at this moment).
+fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
+    let mut environment = env::capture(&host::Host::Local, ".", tool_versions())?;
+    let mut path = env::path_record(&plan.server_host)?;
+    // Which Go built the Go server, recorded in the environment of the host it runs on.
+    if let Some(binary) = go_binary(plan) {
+        let go = env::go_version(&plan.server_host, &binary);
+        match path.as_mut() {
+            Some((p, _)) => p.server_environment.go = go,
+            None => environment.go = go,
+        }
+    }
+    Ok((environment, path))
 }
 
 /// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
@@ -176,8 +191,9 @@ pub fn partial(bench: &Benchmark) -> Benchmark {
     let mut partial = bench.clone();
     partial.complete = false;
     partial.summaries = summarise(&partial.runs);
-    apply_capacity(&mut partial.summaries, partial.preflight.as_ref());
+    apply_capacity(&mut partial.summaries, &partial.runs, partial.preflight.as_ref());
     partial.memory_summaries = summarise_memory(&partial.memory);
+    partial.flags = flags(&partial).into_iter().chain(bench.flags.iter().cloned()).collect();
     partial
 }
 
@@ -292,8 +308,9 @@ impl<'a> Execution<'a> {
                     for note in checked.notes {
                         self.progress.println(note);
                     }
+                    // A rerun is a run more than the plan counted: the bar grows by it, so its estimate stays true.
+                    self.progress.reran(Phase::Load, checked.runs.len().saturating_sub(1));
                     self.bench.runs.extend(checked.runs);
-                    self.bench.flags.extend(checked.flags);
                     if let Some(e) = checked.error {
                         self.failed(spec, Some(scenario), Some(cell.connections), e);
                     }
@@ -386,8 +403,8 @@ impl<'a> Execution<'a> {
         let plan = self.plan;
         for spec in plan.subjects.iter().filter(|s| !s.started_by_harness()) {
             self.bench.skipped.push(format!(
-                "{}: server CPU, memory and start-up not measured (a running service at {} that fairpair did not \
-                 start, so it cannot read its processes)",
+                "{}: server CPU, memory and start-up not measured (a running service at {} that fairpair neither \
+                 started nor pinned, so it cannot read all its processes)",
                 spec.name,
                 spec.command_template()
             ));
@@ -460,21 +477,7 @@ impl<'a> Execution<'a> {
             for spec in &plan.subjects {
                 self.status(format!("open loop {} at {rate:.0}/s", spec.name));
                 match self.runner.open_loop_run(tool.as_ref(), spec, scenario, connections, (fraction, rate)) {
-                    Ok(run) => {
-                        if run.achieved_rps < 0.95 * run.asked_rps {
-                            self.bench.flags.push(flag(
-                                FlagKind::RateNotReached,
-                                &spec.name,
-                                Some(&scenario.name),
-                                Some(connections),
-                                format!(
-                                    "{} open loop: asked {:.0} requests/s, achieved {:.0}",
-                                    spec.name, run.asked_rps, run.achieved_rps
-                                ),
-                            ));
-                        }
-                        self.bench.open_loop.push(run);
-                    }
+                    Ok(run) => self.bench.open_loop.push(run),
                     Err(e) => self.failed(spec, Some(scenario), Some(connections), e),
                 }
                 self.save();

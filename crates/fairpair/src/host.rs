@@ -6,16 +6,18 @@
 //! a round trip and not a handshake), and every remote command is a POSIX shell line run under a hard time limit (the
 //! local `ssh` process is killed when it runs out, so a stopped or unreachable host is an error, never a hang).
 //!
-//! The same few operations exist for both kinds of host ([`Host::read`], [`Host::processes`], [`Host::signal_group`],
-//! [`Host::spawn_server`]), so `subject.rs` and `procstat.rs` hold one method and the host is a parameter.
+//! The same operations exist for both kinds of host ([`Host::read`], [`Host::run`], [`Host::signal_group`],
+//! [`Host::spawn_server`]), and what the harness reads about a host is one method over either: a process tree's CPU
+//! time ([`Host::tree_ticks`]) and memory ([`Host::tree_memory`]), the machine's ticks ([`Host::machine_ticks`]), a
+//! socket's backlog ([`Host::listen_backlog`]). The `/proc` formats are parsed in `procstat.rs`, which reads nothing.
 
+use std::collections::BTreeSet;
 use std::fs;
-use std::io::Read;
 use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread;
@@ -25,10 +27,9 @@ use anyhow::{Context, Result, anyhow, bail};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use crate::procstat::{self, ProcStat};
-use crate::schema::{NetworkBytes, TwoHosts};
-use crate::stats::Stat;
-use crate::tools::shell_words;
+use crate::command::{last_line, output_within, shell_words, status_within};
+use crate::procstat::{self, MachineTicks, ProcStat};
+use crate::schema::{Memory, NetworkBytes};
 
 /// Seconds `ssh` may take to open the TCP connection and finish the handshake (`ConnectTimeout`).
 pub const CONNECT_TIMEOUT_S: u64 = 5;
@@ -120,10 +121,15 @@ impl Host {
         }
     }
 
-    /// Every process on the host, from `/proc/*/stat`. Remotely all the lines come in one command.
+    /// Every process on the host, from `/proc/*/stat` (processes vanish while they are read: those are skipped).
+    /// Remotely all the lines come in one command.
     pub fn processes(&self) -> Result<Vec<ProcStat>> {
         match self {
-            Host::Local => Ok(procstat::all_processes()),
+            Host::Local => {
+                let dir = fs::read_dir("/proc").context("cannot read /proc")?;
+                let pids = dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok());
+                Ok(pids.filter_map(|pid| procstat::parse_stat(&self.read(&format!("/proc/{pid}/stat"))?)).collect())
+            }
             Host::Ssh(_) => {
                 // Processes vanish while `cat` reads them, so its complaints and its exit status are ignored.
                 let text = self.run("cat /proc/[0-9]*/stat 2>/dev/null; true", COMMAND_LIMIT)?;
@@ -132,21 +138,60 @@ impl Host {
         }
     }
 
-    /// Pids of the live processes of group `pgid` on the host (see [`procstat::group_members`]).
-    pub fn group_members(&self, pgid: i32) -> Result<std::collections::BTreeSet<i32>> {
+    /// Pids of the live (non-zombie) processes of group `pgid` on the host.
+    pub fn group_members(&self, pgid: i32) -> Result<BTreeSet<i32>> {
         Ok(procstat::members_of(&self.processes()?, pgid))
     }
 
-    /// The CPUs a process may run on there (`Cpus_allowed_list`), the ones pinning chooses from.
-    pub fn allowed_cpus(&self) -> Result<Vec<usize>> {
-        match self {
-            Host::Local => Ok(procstat::allowed_cpus()),
-            Host::Ssh(_) => {
-                let status = self.run("cat /proc/self/status", COMMAND_LIMIT)?;
-                let list = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap_or("").trim();
-                procstat::parse_cpu_list(list).map_err(|e| anyhow!("{}: {e}", self.label()))
-            }
+    /// CPU ticks used so far by `root`'s tree on the host (see [`procstat::ticks_of`]).
+    pub fn tree_ticks(&self, root: i32) -> Result<u64> {
+        Ok(procstat::ticks_of(&procstat::tree_of(&self.processes()?, root), root))
+    }
+
+    /// RSS, peak RSS and PSS summed over `root`'s tree on the host, read there.
+    pub fn tree_memory(&self, root: i32) -> Result<Memory> {
+        let mut m = Memory::default();
+        for p in procstat::tree_of(&self.processes()?, root) {
+            let status = self.read(&format!("/proc/{}/status", p.pid)).unwrap_or_default();
+            m.rss_kib += procstat::kib_field(&status, "VmRSS").unwrap_or(0);
+            m.hwm_kib += procstat::kib_field(&status, "VmHWM").unwrap_or(0);
+            let rollup = self.read(&format!("/proc/{}/smaps_rollup", p.pid)).unwrap_or_default();
+            m.pss_kib += procstat::kib_field(&rollup, "Pss").unwrap_or(0);
+            m.processes += 1;
         }
+        Ok(m)
+    }
+
+    /// The host's CPU ticks so far, from the first line of its `/proc/stat`.
+    pub fn machine_ticks(&self) -> Result<MachineTicks> {
+        let text = self.read("/proc/stat").ok_or_else(|| anyhow!("{}: cannot read /proc/stat", self.label()))?;
+        procstat::parse_machine_ticks(&text).ok_or_else(|| anyhow!("{}: no cpu line in /proc/stat", self.label()))
+    }
+
+    /// The CPUs a process may run on there (`Cpus_allowed_list`), the ones pinning chooses from: this process's here,
+    /// a fresh shell's on a server host.
+    pub fn allowed_cpus(&self) -> Result<Vec<usize>> {
+        let status = match self {
+            Host::Local => self.read("/proc/self/status").unwrap_or_default(),
+            Host::Ssh(_) => self.run("cat /proc/self/status", COMMAND_LIMIT)?,
+        };
+        let list = status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap_or("").trim();
+        procstat::parse_cpu_list(list).map_err(|e| anyhow!("{}: {e}", self.label()))
+    }
+
+    /// The accept backlog the socket listening on `port` really got: `ss` shows it as the Send-Q of a listening
+    /// socket. The kernel silently caps what a server asks for at `net.core.somaxconn`, so this is the figure that
+    /// decides whether a burst of connections is queued or refused. The smallest, if several sockets share the port
+    /// (`SO_REUSEPORT`); `None` when `ss` is missing or shows none.
+    pub fn listen_backlog(&self, port: u16) -> Option<u32> {
+        let out = self.run(&format!("ss -Hltn 'sport = :{port}'"), COMMAND_LIMIT).ok()?;
+        procstat::parse_listen_backlog(&out, port)
+    }
+
+    /// The pid of the process owning the socket listening on `port` (`ss -p`), when `ss` shows it.
+    pub fn listen_owner(&self, port: u16) -> Option<i32> {
+        let out = self.run(&format!("ss -Hltnp 'sport = :{port}'"), COMMAND_LIMIT).ok()?;
+        procstat::parse_listen_owner(&out, port)
     }
 
     /// Those of `paths` that are not files on the host, found in one command.
@@ -207,32 +252,6 @@ impl Host {
             .collect()
     }
 }
-
-/// What a two-host run records before its runs: the server host's environment, the connection's addresses, the
-/// loader's interface on the route there and the round-trip time; with the interface's counters at that moment, to
-/// count the whole run's bytes at its end. `None` on one machine.
-pub fn path_record(host: &Host) -> Result<Option<(TwoHosts, Option<NetworkBytes>)>> {
-    let Host::Ssh(ssh @ SshHost { ends: Some(ends), .. }) = host else {
-        return Ok(None);
-    };
-    let interface = route_interface(ends.server);
-    let counters = interface.as_deref().and_then(interface_bytes);
-    let record = TwoHosts {
-        server_host: ssh.destination.clone(),
-        server_dir: ssh.dir.clone(),
-        server_environment: crate::env::capture_on(host, &ssh.dir)?,
-        loader_address: ends.loader.to_string(),
-        server_address: ends.server.to_string(),
-        interface,
-        rtt_ms: Stat::of(&host.round_trips(20)),
-        interface_bytes: None,
-        same_kernel: host.read(BOOT_ID).is_some_and(|id| Host::Local.read(BOOT_ID) == Some(id)),
-    };
-    Ok(Some((record, counters)))
-}
-
-/// A random id the kernel draws at boot: two hosts showing the same one are one kernel.
-const BOOT_ID: &str = "/proc/sys/kernel/random/boot_id";
 
 /// The local interface packets to `addr` leave by, from `ip route get ADDR` (`… dev veth0 src …`).
 pub fn route_interface(addr: IpAddr) -> Option<String> {
@@ -407,62 +426,6 @@ pub fn parse_ssh_connection(line: &str) -> Option<Ends> {
     }
 }
 
-/// What a command printed, once it exited.
-pub struct Output {
-    pub status: ExitStatus,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-}
-
-/// Runs `cmd` with stdout and stderr captured, killing it when it has not exited within `limit`.
-pub fn output_within(cmd: &mut Command, limit: Duration) -> Result<Output> {
-    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
-    // Both pipes are drained on threads, so a command that prints a lot cannot block on a full pipe.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        thread::spawn(move || {
-            let mut buf = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut buf);
-            }
-            buf
-        })
-    };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let status = wait_within(&mut child, limit)?;
-    Ok(Output { status, stdout: out.join().unwrap_or_default(), stderr: err.join().unwrap_or_default() })
-}
-
-/// Runs `cmd` (its stdio as the caller set it) and waits for it, at most `limit`.
-fn status_within(cmd: &mut Command, limit: Duration) -> Result<ExitStatus> {
-    let mut child = cmd.spawn().context("cannot run ssh (is openssh-client installed?)")?;
-    wait_within(&mut child, limit)
-}
-
-/// Waits for `child`, at most `limit`; then kills it and says so.
-pub fn wait_within(child: &mut Child, limit: Duration) -> Result<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    let mut pause = Duration::from_millis(1);
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status);
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("no answer within {} s (killed)", limit.as_secs_f64());
-        }
-        thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
-    }
-}
-
-/// The last non-empty line of a command's output, for an error message of one line.
-fn last_line(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    text.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("no message").to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,5 +485,26 @@ mod tests {
         let me = std::process::id() as i32;
         assert!(Host::Local.processes().unwrap().iter().any(|p| p.pid == me));
         assert!(Host::Local.read("/proc/self/status").unwrap().contains("VmRSS"));
+        let tree = procstat::tree_of(&Host::Local.processes().unwrap(), me);
+        assert_eq!(tree[0].pid, me);
+        assert!(Host::Local.tree_memory(me).unwrap().rss_kib > 0);
+        assert!(Host::Local.tree_ticks(me).unwrap() > 0 || tree[0].utime + tree[0].stime == 0);
+        let ticks = Host::Local.machine_ticks().unwrap();
+        assert!(ticks.total > 0 && ticks.busy <= ticks.total);
+        assert!(!Host::Local.allowed_cpus().unwrap().is_empty());
+    }
+
+    /// Without `ss` (iproute2) the harness records no backlog: the test is then skipped, visibly.
+    #[test]
+    fn a_real_listening_socket_has_a_backlog() {
+        if !testkit::require("host::tests::a_real_listening_socket_has_a_backlog", testkit::Need::Tool("ss")) {
+            return;
+        }
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        // Whatever std asks for, the kernel caps it at somaxconn.
+        let somaxconn: u32 = Host::Local.read("/proc/sys/net/core/somaxconn").unwrap().trim().parse().unwrap();
+        let got = Host::Local.listen_backlog(port).expect("ss shows our listening socket");
+        assert!((1..=somaxconn).contains(&got), "{got} vs somaxconn {somaxconn}");
     }
 }

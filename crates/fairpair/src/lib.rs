@@ -10,15 +10,17 @@
 //!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
 //! - `execute.rs` — runs the revised plan's phases in order (load, open loop, memory) and collects the raw records;
 //!   `progress.rs` shows how far it is, weighted by the plan's estimate.
-//! - `measure.rs` — one run: a fresh subject, the load tool, `/proc` sampled around it; one raw record out.
+//! - `measure.rs` — the one run procedure (preflight's calibrations and every phase): a fresh subject, the load
+//!   tool, `/proc` sampled around it; one record out. `store.rs` sizes the store of the POST runs.
 //! - `summary.rs` — statistics and flags, pure functions of the raw records.
 //! - `report/` + `charts.rs` — `benchmark.json` → one document of sections (`report/sections/`), rendered as
 //!   `report.md` and a self-contained `report.html`, with SVG charts.
 //!
 //! Beside the stages: `verify.rs` (the contract's cases, crate `contract`, run against a server), `subject.rs` (server
 //! processes: start, wait for the first 200, pin, stop the whole process group), `host.rs` (where they run: this
-//! machine, or a server host over OpenSSH, `--server-host`), `tools/` (the load tools behind one
-//! trait, each recording its exact command), `procstat.rs` (CPU time and memory of process trees from `/proc`),
+//! machine, or a server host over OpenSSH, `--server-host`; what is read about either), `tools/` (the load tools
+//! behind one trait, each recording its exact command), `procstat.rs` (the `/proc` formats, parsed), `command.rs`
+//! (running a program, quoting a command line),
 //! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema/` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
 //! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side) and `gate.rs` (which of
@@ -32,6 +34,7 @@
 pub mod args;
 pub mod capacity;
 pub mod charts;
+pub mod command;
 pub mod compare;
 pub mod diagnose;
 pub mod env;

@@ -140,19 +140,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let server = ServerSide::connect(&args)?;
             let plan = Plan::from_args_on(&args, server.as_ref().map(|(side, _)| side))?;
             if args.dry_run {
-                plan.announce();
-                eprintln!("fairpair: load tool: {}", plan.settings.tool);
-                for cell in &plan.cells {
-                    let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
-                    eprintln!(
-                        "fairpair: cell {} at {} connections: {} × {}",
-                        plan.scenarios[cell.scenario].name,
-                        cell.connections,
-                        names.join(" "),
-                        plan.settings.repeats
-                    );
-                }
-                eprintln!("fairpair: open-loop tool: {}", open_loop_tool(&plan));
+                dry_run(&plan);
                 return Ok(ExitCode::SUCCESS);
             }
             // `execute` has written benchmark.json, after every run and complete at the end.
@@ -167,7 +155,8 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::SUCCESS);
             }
             eprintln!(
-                "fairpair: NOT measured (failed verification): {}; see report.md, or measure anyway with --allow-unverified",
+                "fairpair: NOT measured (did not start, or failed verification): {}; see report.md (--allow-unverified \
+                 measures a subject that fails verification)",
                 unmeasured.join(", ")
             );
             Ok(ExitCode::FAILURE)
@@ -182,17 +171,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
         Cmd::Report { format: Some(_), .. } => Err(fairpair::usage("--format needs --compare OLD.json NEW.json")),
         Cmd::Report { file, export: Some(export), .. } => {
-            let file = file.expect("clap requires a file without --compare");
-            let format = <export::Format as clap::ValueEnum>::from_str(&export[0], true)
-                .map_err(|_| fairpair::usage(format!("--export wants csv or bmf, got {:?}", export[0])))?;
-            let text = export::export(&report::load(&file)?, format);
-            if export[1] == "-" {
-                print!("{text}");
-            } else {
-                std::fs::write(&export[1], text)
-                    .map_err(|e| fairpair::usage(format!("cannot write {}: {e}", export[1])))?;
-                eprintln!("fairpair: wrote {}", export[1]);
-            }
+            export_file(&file.expect("clap requires a file without --compare"), &export)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Report { file, out, .. } => {
@@ -204,6 +183,37 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `run --dry-run`: what would run (the plan's announcement, the tools, every cell), and nothing run.
+fn dry_run(plan: &Plan) {
+    plan.announce();
+    eprintln!("fairpair: load tool: {}", plan.settings.tool);
+    for cell in &plan.cells {
+        let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
+        eprintln!(
+            "fairpair: cell {} at {} connections: {} × {}",
+            plan.scenarios[cell.scenario].name,
+            cell.connections,
+            names.join(" "),
+            plan.settings.repeats
+        );
+    }
+    eprintln!("fairpair: open-loop tool: {}", open_loop_tool(plan));
+}
+
+/// `report FILE --export FORMAT TO`: the run's figures in FORMAT, written to TO (`-`: stdout).
+fn export_file(file: &Path, export: &[String]) -> anyhow::Result<()> {
+    let format = <export::Format as clap::ValueEnum>::from_str(&export[0], true)
+        .map_err(|_| fairpair::usage(format!("--export wants csv or bmf, got {:?}", export[0])))?;
+    let text = export::export(&report::load(file)?, format);
+    if export[1] == "-" {
+        print!("{text}");
+    } else {
+        std::fs::write(&export[1], text).map_err(|e| fairpair::usage(format!("cannot write {}: {e}", export[1])))?;
+        eprintln!("fairpair: wrote {}", export[1]);
+    }
+    Ok(())
 }
 
 /// Paths for a closing line: `results/benchmark.json, results/report.md and results/report.html`.
@@ -328,7 +338,7 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
     }
     let left_out = b.runs.iter().filter(|r| r.left_out.is_some()).count();
     if left_out > 0 {
-        println!("({left_out} runs had statuses their scenario does not expect and are left out: see the report)");
+        println!("({left_out} runs are left out: unexpected statuses or a busy machine; see the report)");
     }
     for m in &b.memory_summaries {
         println!(

@@ -14,13 +14,14 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::host::{self, Host};
 use crate::plan::{Plan, Scenario};
-use crate::schema::{Flag, FlagKind, LoadRun, Memory, MemoryRun, NetworkBytes, OpenLoopRun};
+use crate::procstat::{self, MachineTicks};
+use crate::schema::{LoadRun, Memory, MemoryRun, NetworkBytes, OpenLoopRun};
 use crate::store::{self, Calibration};
-use crate::subject::{self, Running, SubjectSpec};
-use crate::summary::{LOADER_BOUND_PERCENT, flag};
+use crate::subject::{self, Running, StartOptions, SubjectSpec};
+use crate::summary::LOADER_BOUND_PERCENT;
 use crate::tools::{self, Invocation, LoadSpec, LoadTool};
-use crate::{env, host, procstat};
 
 /// One run, as its caller wants it: what to start, how to load it, what to sample. A capacity search calls
 /// [`Runner::run`] with one of these per step, `rate` set to the offered rate.
@@ -75,13 +76,15 @@ pub struct Runner<'a> {
     interface: Option<String>,
 }
 
-/// A closed-loop run checked for statuses its scenario does not expect: the records it produced (one, or two with a
-/// rerun), the flags they raised, the lines the console should show, and the error that stopped it, if any (the
-/// records made before the error are kept).
+/// Reruns a closed-loop run gets when the machine was busy during it, before it is left out.
+pub const BUSY_RERUNS: u32 = 2;
+
+/// A checked closed-loop run (see [`Runner::checked_run`]): the records it produced (one, or more with reruns; those
+/// that are no figure say why in `left_out`), the lines the console should show, and the error that stopped it, if
+/// any (the records made before the error are kept).
 #[derive(Default)]
 pub struct Checked {
     pub runs: Vec<LoadRun>,
-    pub flags: Vec<Flag>,
     pub notes: Vec<String>,
     pub error: Option<anyhow::Error>,
 }
@@ -89,24 +92,22 @@ pub struct Checked {
 /// hosts, also the byte counters of the loader's interface to the server host.
 struct Window {
     server_ticks: u64,
-    busy_total: (u64, u64),
-    steal_total: (u64, u64),
+    machine: MachineTicks,
     network: Option<NetworkBytes>,
-    /// The server host's `(busy, total)` ticks, on two hosts.
-    server_host_total: Option<(u64, u64)>,
+    /// The server host's ticks, on two hosts.
+    server_host: Option<MachineTicks>,
 }
 
 impl Window {
     /// The server's counters are read on its host (over ssh on a server host), the machine's here.
     fn now(server: &Running, interface: Option<&str>) -> Result<Window> {
         Ok(Window {
-            server_ticks: procstat::tree_ticks_on(&server.host, server.pid)?,
-            busy_total: procstat::machine_ticks(),
-            steal_total: procstat::steal_ticks(),
+            server_ticks: server.host.tree_ticks(server.pid)?,
+            machine: Host::Local.machine_ticks()?,
             network: interface.and_then(host::interface_bytes),
-            server_host_total: match server.host.is_local() {
+            server_host: match server.host.is_local() {
                 true => None,
-                false => Some(procstat::machine_ticks_on(&server.host)?),
+                false => Some(server.host.machine_ticks()?),
             },
         })
     }
@@ -127,32 +128,47 @@ impl Sampled {
     /// `server_here`: whether the server ran on this machine; on a server host its CPU time is none of this one's.
     fn between(before: &Window, after: &Window, loader_ticks: f64, server_here: bool) -> Sampled {
         let server_ticks = after.server_ticks.saturating_sub(before.server_ticks);
-        let machine_ticks = after.busy_total.1.saturating_sub(before.busy_total.1) as f64;
         let server_here_ticks = if server_here { server_ticks as f64 } else { 0.0 };
-        let other = after.busy_total.0.saturating_sub(before.busy_total.0) as f64 - server_here_ticks - loader_ticks;
-        let other_cpu_percent =
-            if machine_ticks > 0.0 { (other.max(0.0) / machine_ticks * 100.0).min(100.0) } else { 0.0 };
-        let steal = after.steal_total.0.saturating_sub(before.steal_total.0) as f64;
-        let steal_total = after.steal_total.1.saturating_sub(before.steal_total.1) as f64;
+        let (b, a) = (before.machine, after.machine);
+        let steal_total = a.total.saturating_sub(b.total) as f64;
         Sampled {
             server_ticks,
             network: before.network.zip(after.network).map(|(a, b)| host::bytes_since(a, b)),
             server_host_other_cpu_percent: before
-                .server_host_total
-                .zip(after.server_host_total)
+                .server_host
+                .zip(after.server_host)
                 .map(|(b, a)| other_percent(b, a, server_ticks as f64)),
-            other_cpu_percent,
-            steal_percent: (steal_total > 0.0).then(|| steal / steal_total * 100.0),
+            other_cpu_percent: other_percent(b, a, server_here_ticks + loader_ticks),
+            steal_percent: (steal_total > 0.0).then(|| a.steal.saturating_sub(b.steal) as f64 / steal_total * 100.0),
         }
     }
 }
 
 /// The share of a machine's CPUs that processes other than the measured ones used between two readings of its
-/// `(busy, total)` ticks, `measured` being the ticks of the measured ones.
-fn other_percent(before: (u64, u64), after: (u64, u64), measured: f64) -> f64 {
-    let total = after.1.saturating_sub(before.1) as f64;
-    let other = after.0.saturating_sub(before.0) as f64 - measured;
+/// ticks, `measured` being the ticks of the measured ones.
+fn other_percent(before: MachineTicks, after: MachineTicks, measured: f64) -> f64 {
+    let total = after.total.saturating_sub(before.total) as f64;
+    let other = after.busy.saturating_sub(before.busy) as f64 - measured;
     if total > 0.0 { (other.max(0.0) / total * 100.0).min(100.0) } else { 0.0 }
+}
+
+/// Waits, at most `max_s` seconds, until this machine's busy CPU (everything, this process included, which is idle
+/// while it waits) is under `threshold_percent`. Returns (seconds waited, whether it was idle).
+fn wait_for_idle(max_s: f64, threshold_percent: f64) -> (f64, bool) {
+    let start = std::time::Instant::now();
+    loop {
+        let before = Host::Local.machine_ticks().unwrap_or_default();
+        std::thread::sleep(Duration::from_millis(200));
+        let after = Host::Local.machine_ticks().unwrap_or_default();
+        let busy = other_percent(before, after, 0.0);
+        let waited = start.elapsed().as_secs_f64();
+        if busy < threshold_percent {
+            return (waited, true);
+        }
+        if waited >= max_s {
+            return (waited, false);
+        }
+    }
 }
 
 /// The load of one invocation of a tool: one scenario against one address. The only place a [`LoadSpec`] is built.
@@ -183,11 +199,6 @@ fn unexpected_sentence(run: &LoadRun, scenario: &Scenario) -> String {
         "{} of {} responses had a status other than the expected {}{store}",
         run.unexpected_responses, run.requests, scenario.expected
     )
-}
-
-fn unexpected_flag(spec: &SubjectSpec, scenario: &Scenario, connections: u32, reason: String) -> Flag {
-    let message = format!("{} {} at {connections} connections: {reason}", spec.name, scenario.name);
-    flag(FlagKind::UnexpectedStatus, &spec.name, Some(&scenario.name), Some(connections), message)
 }
 
 impl<'a> Runner<'a> {
@@ -236,15 +247,21 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// Starts a fresh subject as the plan says (pinned, on its host), with a store of `max_users` and a head time
+    /// limit when given: the only place the harness starts a subject, for a run or for its verification.
+    pub fn start(&self, spec: &SubjectSpec, max_users: Option<u64>, header_timeout_ms: Option<u64>) -> Result<Running> {
+        subject::start(spec, &StartOptions { header_timeout_ms, ..self.plan.start_options(max_users) })
+    }
+
     /// The run procedure: waits (bounded) for an idle machine, starts a fresh subject, warms it up, loads it with
     /// `/proc` sampled around the load (and its memory read before and after, when asked), and stops it.
     pub fn run(&self, spec: &RunSpec) -> Result<RunRecord> {
         let plan = self.plan;
         let (idle_wait_s, machine_idle) =
-            procstat::wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
-        let server = subject::start(spec.subject, &plan.start_options(spec.max_users))?;
-        let listen_backlog = env::listen_backlog_on(&server.host, server.addr.port());
-        let memory_of = |server: &Running| procstat::tree_memory_on(&server.host, server.pid);
+            wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
+        let server = self.start(spec.subject, spec.max_users, None)?;
+        let listen_backlog = server.host.listen_backlog(server.addr.port());
+        let memory_of = |server: &Running| server.host.tree_memory(server.pid);
         let idle = match spec.memory_after {
             Some(settle) => {
                 std::thread::sleep(settle);
@@ -285,9 +302,13 @@ impl<'a> Runner<'a> {
         })
     }
 
-    /// One measured run, checked for statuses its scenario does not expect: such a run is no throughput figure. On a
-    /// server whose store can grow it is rerun once with a larger store; otherwise, or if the rerun fails the same
-    /// way, it is kept in `runs` but left out of the summaries, with the reason.
+    /// One measured run, checked: a run is rerun when it is no throughput figure, and kept in `runs` but left out
+    /// of the summaries (with the reason) when the rerun cannot help. Two things make a run no figure:
+    /// - statuses its scenario does not expect (a full store answers 507): on a server whose store can grow it is
+    ///   rerun once with a larger store, which the later runs keep;
+    /// - a busy machine: other processes used more than the idle threshold (`--idle-threshold`, the one threshold
+    ///   of the idle wait too) of this machine, or of the server host, during the run: rerun up to
+    ///   [`BUSY_RERUNS`] times.
     pub fn checked_run(&mut self, spec: &SubjectSpec, scenario: &Scenario, connections: u32, repeat: u32) -> Checked {
         let mut out = Checked::default();
         if let Err(e) = self.checked_into(&mut out, spec, scenario, connections, repeat) {
@@ -304,35 +325,43 @@ impl<'a> Runner<'a> {
         connections: u32,
         repeat: u32,
     ) -> Result<()> {
-        let max_users = (scenario.writes() && spec.accepts_max_users()).then_some(self.post_max_users);
-        let mut run = self.load_run(spec, scenario, connections, repeat, max_users)?;
-        if run.unexpected_responses == 0 {
+        let mut max_users = (scenario.writes() && spec.accepts_max_users()).then_some(self.post_max_users);
+        let (mut store_reruns, mut busy_reruns) = (0, 0);
+        loop {
+            let mut run = self.load_run(spec, scenario, connections, repeat, max_users)?;
+            let threshold = self.plan.settings.idle_threshold_percent;
+            let busy = run.other_cpu_percent.max(run.server_host_other_cpu_percent.unwrap_or(0.0));
+            let (reason, again) = if run.unexpected_responses > 0 {
+                let what = unexpected_sentence(&run, scenario);
+                let window = self.plan.settings.warmup_s + self.plan.settings.duration_s;
+                let sizing = self.calibration.store.as_ref();
+                let larger = max_users.and_then(|m| store::larger_store(m, run.requests_per_sec, window, sizing));
+                match larger.filter(|_| store_reruns == 0) {
+                    Some(m) => {
+                        (store_reruns, self.post_max_users, max_users) = (1, m, Some(m));
+                        (format!("{what}; rerun once with --max-users {m}, which the later runs keep"), true)
+                    }
+                    None if store_reruns > 0 => (format!("{what} (the rerun); left out of the summary"), false),
+                    None => (format!("{what}; not a throughput figure, left out of the summary"), false),
+                }
+            } else if busy > threshold {
+                let what = format!("other processes used {busy:.0} % of the machine (threshold {threshold:.0} %)");
+                busy_reruns += 1;
+                match busy_reruns <= BUSY_RERUNS {
+                    true => (format!("{what}; rerun ({busy_reruns} of at most {BUSY_RERUNS})"), true),
+                    false => (format!("{what}, still after {BUSY_RERUNS} reruns; left out of the summary"), false),
+                }
+            } else {
+                out.runs.push(run);
+                return Ok(());
+            };
+            out.notes.push(format!("{} {} c={connections} #{repeat}: {reason}", spec.name, scenario.name));
+            run.left_out = Some(reason);
             out.runs.push(run);
-            return Ok(());
-        }
-        let window = self.plan.settings.warmup_s + self.plan.settings.duration_s;
-        let sizing = self.calibration.store.as_ref();
-        let larger = max_users.and_then(|m| store::larger_store(m, run.requests_per_sec, window, sizing));
-        let what = unexpected_sentence(&run, scenario);
-        let (reason, rerun) = match larger {
-            Some(m) => (format!("{what}; rerun once with --max-users {m}, which the later runs keep"), Some(m)),
-            None => (format!("{what}; not a throughput figure, left out of the summary"), None),
-        };
-        out.notes.push(format!("{} {} c={connections}: {reason}", spec.name, scenario.name));
-        run.left_out = Some(reason.clone());
-        out.runs.push(run);
-        out.flags.push(unexpected_flag(spec, scenario, connections, reason));
-        if let Some(m) = rerun {
-            self.post_max_users = m;
-            let mut again = self.load_run(spec, scenario, connections, repeat, Some(m))?;
-            if again.unexpected_responses > 0 {
-                let reason = format!("{} (the rerun); left out of the summary", unexpected_sentence(&again, scenario));
-                again.left_out = Some(reason.clone());
-                out.flags.push(unexpected_flag(spec, scenario, connections, reason));
+            if !again {
+                return Ok(());
             }
-            out.runs.push(again);
         }
-        Ok(())
     }
 
     fn load_run(
@@ -345,7 +374,8 @@ impl<'a> Runner<'a> {
     ) -> Result<LoadRun> {
         let rec = self.run(&RunSpec { max_users, ..self.spec(spec, scenario, connections) })?;
         let r = rec.load.result;
-        // A service the harness did not start has no process of ours to read: its CPU is not measured (None), not 0.
+        // A service the harness did not start is not measured (None, not 0): the owner of its listening socket, when
+        // on this machine, is read only to keep its CPU out of the other processes' figure, as it may be one of many.
         let outside = !spec.started_by_harness();
         let server_cpu_ms = rec.sampled.server_ticks as f64 * 1000.0 / self.hz;
         Ok(LoadRun {

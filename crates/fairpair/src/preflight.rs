@@ -24,17 +24,15 @@ use anyhow::{Context, Result};
 use crate::measure::{RunSpec, Runner};
 use crate::plan::{CALIBRATION_WARMUP_S, Plan, Scenario};
 use crate::schema::{
-    CapacityBasis, Flag, FlagKind, LoaderCapacity, MAX_MAX_USERS, PostCalibration, Preflight, SubjectKind,
-    SubjectRecord, VerificationStatus,
+    CapacityBasis, LoaderCapacity, MAX_MAX_USERS, PostCalibration, Preflight, SubjectKind, SubjectRecord, Verification,
+    VerificationStatus,
 };
 use crate::store::{Calibration, bytes_per_user, given_store, size_store};
 use crate::subject::{Kind, SubjectSpec};
-use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
+use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, capacity_from, store_sentence};
 use crate::text::{minutes, thousands};
 use crate::{procstat, verify};
 
-/// The loader counts as saturated during the capacity measurement when it uses this much of its CPUs.
-pub const SATURATED_LOADER_PERCENT: f64 = 90.0;
 /// What preflight hands to the runs.
 pub struct Outcome {
     /// What the runs read: the store of the POST runs.
@@ -42,7 +40,6 @@ pub struct Outcome {
     pub subjects: Vec<SubjectRecord>,
     /// Per subject of the plan: whether it may be measured.
     pub measurable: Vec<bool>,
-    pub flags: Vec<Flag>,
     pub skipped: Vec<String>,
     pub record: Preflight,
 }
@@ -61,7 +58,6 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         calibration: Calibration::default(),
         subjects: Vec::new(),
         measurable: vec![true; plan.subjects.len()],
-        flags: Vec::new(),
         skipped: Vec::new(),
         record: Preflight { loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT, ..Preflight::default() },
     };
@@ -69,7 +65,7 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         if spec.implements_contract() {
             (stage.say)(format!("verifying {} (contract level {})", spec.name, plan.level_for(spec)));
         }
-        let measurable = verify_one(plan, spec, &mut out)?;
+        let measurable = verify_one(plan, stage, spec, &mut out);
         out.measurable[i] = measurable;
         // Said at once, not only in the report: a subject that will not be measured is the first thing to know.
         let verification = &out.subjects.last().expect("verify_one records the subject").verification;
@@ -159,28 +155,36 @@ pub fn verdict_line(name: &str, v: &crate::schema::Verification, measurable: boo
             v.level
         )),
         VerificationStatus::NotApplicable => None,
+        VerificationStatus::DidNotStart => {
+            Some(format!("{name}: DID NOT START ({}); it will NOT be measured", v.failures.join("; ")))
+        }
     }
 }
 
 /// Verifies one subject; returns whether it may be measured.
-fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool> {
-    let mut verification = verify::verify_subject(spec, &plan.start_options(None), plan.level_for(spec))
-        .with_context(|| format!("verifying {}", spec.name))?;
-    let mut measurable = true;
+/// A subject that does not start (it exits, or never answers 200) is left out like one that fails: loudly, the
+/// others measured, and `fairpair run` exits 1 at the end.
+fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, out: &mut Outcome) -> bool {
+    let level = plan.level_for(spec);
+    let start = |r: &contract::Requires| stage.runner.start(spec, r.max_users, r.header_timeout_ms);
+    let mut verification = verify::verify_subject(spec, level, &start).unwrap_or_else(|e| {
+        out.skipped.push(format!("{}: did not start ({e:#}), so it is not measured", spec.name));
+        Verification {
+            status: VerificationStatus::DidNotStart,
+            level,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            failures: vec![format!("{e:#}")],
+            measured_unverified: false,
+            notes: vec![],
+        }
+    });
+    let mut measurable = verification.status != VerificationStatus::DidNotStart;
     if verification.status == VerificationStatus::Failed {
         let first = verification.failures.first().cloned().unwrap_or_default();
         if plan.settings.allow_unverified {
             verification.measured_unverified = true;
-            out.flags.push(Flag {
-                kind: FlagKind::Unverified,
-                subject: spec.name.clone(),
-                scenario: None,
-                connections: None,
-                message: format!(
-                    "{} failed {} contract cases (e.g. {first}); its figures do not measure the same work",
-                    spec.name, verification.failed
-                ),
-            });
         } else {
             measurable = false;
             out.skipped.push(format!(
@@ -201,7 +205,7 @@ fn verify_one(plan: &Plan, spec: &SubjectSpec, out: &mut Outcome) -> Result<bool
         get_only: spec.get_only,
         verification,
     });
-    Ok(measurable)
+    measurable
 }
 
 /// A calibration run: the plan's closed-loop tool, a short warm-up, then the calibration's length.
@@ -243,18 +247,6 @@ fn measure_capacity(
         basis,
         machine_idle,
     })
-}
-
-/// The loader's capacity from one measurement: the rate itself when the loader was saturated; otherwise the target
-/// was the limit, and the rate is scaled to a fully busy loader. Per-request loader cost is, if anything, higher when
-/// it is not saturated (fewer events per wake-up), so the scaled figure errs low: more subjects then count as
-/// loader-limited, never fewer.
-pub fn capacity_from(measured_rps: f64, loader_cpu_percent: f64) -> (f64, CapacityBasis) {
-    if loader_cpu_percent >= SATURATED_LOADER_PERCENT || loader_cpu_percent <= 0.0 {
-        (measured_rps, CapacityBasis::Saturated)
-    } else {
-        (measured_rps * 100.0 / loader_cpu_percent, CapacityBasis::Extrapolated)
-    }
 }
 
 /// A short POST run on a fresh server whose store is as large as the servers allow, at the plan's smallest

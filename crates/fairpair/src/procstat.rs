@@ -1,4 +1,6 @@
-//! What the kernel knows about a process tree: CPU time and memory, read from `/proc`.
+//! What the kernel's `/proc` files say, parsed: a process's stat line, a process tree, a machine's CPU ticks, memory
+//! fields, CPU lists, a listening socket's backlog. Nothing here reads a file: `host.rs` reads them, here or on a
+//! server host, and hands the text over, so one parser serves both.
 //!
 //! A subject may be several processes (Node `cluster` forks one worker per core), so every figure is summed over the
 //! tree below the process the harness started. The tree is found the portable way: scan every `/proc/*/stat` and
@@ -7,12 +9,6 @@
 //! processes are stopped or frozen (it may skip a child that comes or goes meanwhile), which a running subject is not.
 
 use std::collections::{BTreeSet, HashMap};
-use std::fs;
-
-use anyhow::Result;
-
-use crate::host::Host;
-use crate::schema::Memory;
 
 /// The fields of `/proc/PID/stat` the harness uses. Times are in clock ticks.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,24 +47,7 @@ pub fn parse_stat(line: &str) -> Option<ProcStat> {
     })
 }
 
-pub fn read_stat(pid: i32) -> Option<ProcStat> {
-    parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
-}
-
-/// Every process on the machine, as far as they can be read (processes vanish while we scan).
-pub fn all_processes() -> Vec<ProcStat> {
-    let Ok(dir) = fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok()).filter_map(read_stat).collect()
-}
-
-/// `root` and all its descendants that are still alive (zombies excluded), root first.
-pub fn tree(root: i32) -> Vec<ProcStat> {
-    tree_of(&all_processes(), root)
-}
-
-/// [`tree`] within a list of processes read before (a server host's, read in one remote command).
+/// `root` and all its descendants among `all` that are still alive (zombies excluded), root first.
 pub fn tree_of(all: &[ProcStat], root: i32) -> Vec<ProcStat> {
     let mut children: HashMap<i32, Vec<&ProcStat>> = HashMap::new();
     for p in all {
@@ -90,28 +69,14 @@ pub fn tree_of(all: &[ProcStat], root: i32) -> Vec<ProcStat> {
     out
 }
 
-/// Pids of the live (non-zombie) processes in process group `pgid`.
-pub fn group_members(pgid: i32) -> BTreeSet<i32> {
-    members_of(&all_processes(), pgid)
-}
-
-/// [`group_members`] within a list of processes read before.
+/// Pids of the live (non-zombie) processes of process group `pgid` among `all`.
 pub fn members_of(all: &[ProcStat], pgid: i32) -> BTreeSet<i32> {
     all.iter().filter(|p| p.pgrp == pgid && p.state != 'Z').map(|p| p.pid).collect()
 }
 
-/// CPU ticks used so far by `root`'s tree, including children it has already reaped (`cutime`/`cstime`), so a
+/// CPU ticks used so far by `root`'s `tree`, including children it has already reaped (`cutime`/`cstime`), so a
 /// cluster worker that died mid-run still counts.
-pub fn tree_ticks(root: i32) -> u64 {
-    ticks_of(&tree(root), root)
-}
-
-/// [`tree_ticks`] of a process on `host` (this machine or a server host).
-pub fn tree_ticks_on(host: &Host, root: i32) -> Result<u64> {
-    Ok(ticks_of(&tree_of(&host.processes()?, root), root))
-}
-
-fn ticks_of(tree: &[ProcStat], root: i32) -> u64 {
+pub fn ticks_of(tree: &[ProcStat], root: i32) -> u64 {
     tree.iter()
         .map(|p| {
             let own = p.utime + p.stime;
@@ -128,63 +93,24 @@ pub fn ticks_per_second() -> f64 {
     }
 }
 
-/// Machine-wide CPU ticks from the first line of `/proc/stat`: `(busy, total)`, idle and iowait counting as idle.
-pub fn machine_ticks() -> (u64, u64) {
-    let text = fs::read_to_string("/proc/stat").unwrap_or_default();
-    parse_machine_ticks(&text).unwrap_or((0, 0))
+/// A machine's CPU ticks so far, from the `cpu` line of its `/proc/stat`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MachineTicks {
+    /// Ticks not idle (idle and iowait count as idle).
+    pub busy: u64,
+    pub total: u64,
+    /// Time a hypervisor ran other guests while this machine's virtual CPUs wanted to run (field 8; 0 on kernels
+    /// without it).
+    pub steal: u64,
 }
 
-/// [`machine_ticks`] of `host` (on a server host, its `/proc/stat` read there).
-pub fn machine_ticks_on(host: &Host) -> Result<(u64, u64)> {
-    match host {
-        Host::Local => Ok(machine_ticks()),
-        Host::Ssh(_) => {
-            let text =
-                host.read("/proc/stat").ok_or_else(|| anyhow::anyhow!("{}: cannot read /proc/stat", host.label()))?;
-            Ok(parse_machine_ticks(&text).unwrap_or((0, 0)))
-        }
-    }
-}
-
-pub fn parse_machine_ticks(text: &str) -> Option<(u64, u64)> {
+pub fn parse_machine_ticks(text: &str) -> Option<MachineTicks> {
     let line = text.lines().find(|l| l.starts_with("cpu "))?;
     let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
     // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already in user.
     let total: u64 = v.iter().take(8).sum();
     let idle = v.get(3).copied().unwrap_or(0) + v.get(4).copied().unwrap_or(0);
-    Some((total.saturating_sub(idle), total))
-}
-
-/// Waits, at most `max_s` seconds, until the machine's busy CPU (everything, this process included, which is idle
-/// while it waits) is under `threshold_percent`. Returns (seconds waited, whether it was idle).
-pub fn wait_for_idle(max_s: f64, threshold_percent: f64) -> (f64, bool) {
-    let start = std::time::Instant::now();
-    loop {
-        let (b0, t0) = machine_ticks();
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        let (b1, t1) = machine_ticks();
-        let busy = if t1 > t0 { (b1 - b0) as f64 * 100.0 / (t1 - t0) as f64 } else { 0.0 };
-        let waited = start.elapsed().as_secs_f64();
-        if busy < threshold_percent {
-            return (waited, true);
-        }
-        if waited >= max_s {
-            return (waited, false);
-        }
-    }
-}
-
-/// Machine-wide steal ticks (field 8 of the `cpu` line of `/proc/stat`): time a hypervisor ran other guests while
-/// this machine's virtual CPUs wanted to run. Returns `(steal, total)`.
-pub fn steal_ticks() -> (u64, u64) {
-    let text = fs::read_to_string("/proc/stat").unwrap_or_default();
-    parse_steal_ticks(&text).unwrap_or((0, 0))
-}
-
-pub fn parse_steal_ticks(text: &str) -> Option<(u64, u64)> {
-    let line = text.lines().find(|l| l.starts_with("cpu "))?;
-    let v: Vec<u64> = line.split_whitespace().skip(1).filter_map(|x| x.parse().ok()).collect();
-    Some((v.get(7).copied().unwrap_or(0), v.iter().take(8).sum()))
+    Some(MachineTicks { busy: total.saturating_sub(idle), total, steal: v.get(7).copied().unwrap_or(0) })
 }
 
 /// Reads a `Key:   1234 kB` field from a `/proc` status-like text.
@@ -195,40 +121,6 @@ pub fn kib_field(text: &str, key: &str) -> Option<u64> {
         .nth(1)?
         .parse()
         .ok()
-}
-
-/// RSS, peak RSS and PSS summed over `root`'s tree.
-pub fn tree_memory(root: i32) -> Memory {
-    memory_of(&Host::Local, &tree(root))
-}
-
-/// [`tree_memory`] of a process on `host`: the same files, read there.
-pub fn tree_memory_on(host: &Host, root: i32) -> Result<Memory> {
-    Ok(memory_of(host, &tree_of(&host.processes()?, root)))
-}
-
-fn memory_of(host: &Host, tree: &[ProcStat]) -> Memory {
-    let mut m = Memory::default();
-    for p in tree {
-        let status = host.read(&format!("/proc/{}/status", p.pid)).unwrap_or_default();
-        m.rss_kib += kib_field(&status, "VmRSS").unwrap_or(0);
-        m.hwm_kib += kib_field(&status, "VmHWM").unwrap_or(0);
-        let rollup = host.read(&format!("/proc/{}/smaps_rollup", p.pid)).unwrap_or_default();
-        m.pss_kib += kib_field(&rollup, "Pss").unwrap_or(0);
-        m.processes += 1;
-    }
-    m
-}
-
-/// The CPUs this process may run on, from `Cpus_allowed_list` in `/proc/self/status`.
-pub fn allowed_cpus() -> Vec<usize> {
-    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .and_then(|list| parse_cpu_list(list.trim()).ok())
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect())
 }
 
 /// Parses a CPU list such as `0,2-3` into sorted, de-duplicated CPU numbers.
@@ -253,6 +145,28 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
         return Err(format!("empty CPU list: {text:?}"));
     }
     Ok(set.into_iter().collect())
+}
+
+/// Reads `ss -Hltn` lines (`LISTEN 0 4096 127.0.0.1:3000 0.0.0.0:*`): state, Recv-Q, Send-Q (the backlog a
+/// listening socket got), local address. The smallest of the sockets on `port`.
+pub fn parse_listen_backlog(text: &str, port: u16) -> Option<u32> {
+    let suffix = format!(":{port}");
+    text.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 4 && f[0] == "LISTEN" && f[3].ends_with(&suffix)).then(|| f[2].parse().ok())?
+        })
+        .min()
+}
+
+/// The pid of the process that owns the socket listening on `port`, from `ss -Hltnp` lines
+/// (`LISTEN 0 5 127.0.0.1:8000 0.0.0.0:* users:(("python3",pid=4242,fd=3))`). `ss` shows owners only to their user
+/// or root; `None` then.
+pub fn parse_listen_owner(text: &str, port: u16) -> Option<i32> {
+    let suffix = format!(":{port}");
+    text.lines()
+        .filter(|l| l.split_whitespace().nth(3).is_some_and(|local| local.ends_with(&suffix)))
+        .find_map(|l| l.split("pid=").nth(1)?.split([',', ')']).next()?.parse().ok())
 }
 
 /// Formats CPUs back into the compact list form `taskset -c` takes.
@@ -285,26 +199,28 @@ mod tests {
     }
 
     #[test]
-    fn our_own_tree_contains_us() {
-        let me = std::process::id() as i32;
-        let t = tree(me);
-        assert_eq!(t[0].pid, me);
-        assert!(tree_memory(me).rss_kib > 0);
-    }
-
-    #[test]
-    fn machine_ticks_count_iowait_as_idle() {
+    fn machine_ticks_count_iowait_as_idle_and_read_steal() {
         let text = "cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4\n";
-        assert_eq!(parse_machine_ticks(text), Some((150, 1000)));
+        assert_eq!(parse_machine_ticks(text), Some(MachineTicks { busy: 150, total: 1000, steal: 0 }));
+        let text = "cpu  100 0 50 800 50 0 0 25 0 0\n";
+        assert_eq!(parse_machine_ticks(text).map(|t| (t.steal, t.total)), Some((25, 1025)));
+        // Old kernels without the field: no steal.
+        assert_eq!(parse_machine_ticks("cpu  1 2 3 4\n").map(|t| (t.steal, t.total)), Some((0, 10)));
+        assert_eq!(parse_machine_ticks("intr 1\n"), None);
     }
 
     #[test]
-    fn steal_is_the_eighth_field() {
-        let text = "cpu  100 0 50 800 50 0 0 25 0 0\n";
-        assert_eq!(parse_steal_ticks(text), Some((25, 1025)));
-        // Old kernels without the field: no steal.
-        assert_eq!(parse_steal_ticks("cpu  1 2 3 4\n"), Some((0, 10)));
-        assert_eq!(parse_steal_ticks("intr 1\n"), None);
+    fn reads_the_backlog_a_listening_socket_got() {
+        let text = "LISTEN 0      511    127.0.0.1:46141 0.0.0.0:*\nLISTEN 0      4096   127.0.0.1:3000 0.0.0.0:*\n\
+                    LISTEN 0      128    127.0.0.1:3000 0.0.0.0:*\nLISTEN 3      9      [::1]:30000 [::]:*\n";
+        assert_eq!(parse_listen_backlog(text, 3000), Some(128));
+        assert_eq!(parse_listen_backlog(text, 46141), Some(511));
+        assert_eq!(parse_listen_backlog(text, 4614), None);
+        assert_eq!(parse_listen_backlog("", 3000), None);
+        let owned = "LISTEN 0 5 127.0.0.1:8000 0.0.0.0:* users:((\"python3\",pid=4242,fd=3))\n";
+        assert_eq!(parse_listen_owner(owned, 8000), Some(4242));
+        assert_eq!(parse_listen_owner(owned, 800), None);
+        assert_eq!(parse_listen_owner("LISTEN 0 5 127.0.0.1:8000 0.0.0.0:*\n", 8000), None, "not ours to see");
     }
 
     #[test]

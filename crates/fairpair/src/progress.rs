@@ -65,13 +65,25 @@ impl Progress {
 
     /// `runs` runs of `phase` are over (done, failed or skipped).
     pub fn ran(&self, phase: Phase, runs: usize) {
+        self.bar.inc(self.ticks_of(phase, runs));
+    }
+
+    /// `runs` reruns of `phase` are over, runs the plan did not count (a busy machine, a full store): the estimate
+    /// grows by them, and they are done.
+    pub fn reran(&self, phase: Phase, runs: usize) {
+        let more = self.ticks_of(phase, runs);
+        self.bar.set_length(self.bar.length().unwrap_or(0) + more);
+        self.bar.inc(more);
+    }
+
+    fn ticks_of(&self, phase: Phase, runs: usize) -> u64 {
         let each = match phase {
             Phase::Load => self.per_run.load,
             Phase::OpenLoop => self.per_run.open_loop,
             Phase::Memory => self.per_run.memory,
             Phase::Capacity => self.per_run.capacity_step,
         };
-        self.bar.inc(ticks(each * runs as f64));
+        ticks(each * runs as f64)
     }
 
     /// Shows what the run is doing now: on the progress bar, or as a line with the elapsed time and the estimate of

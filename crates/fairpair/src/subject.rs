@@ -11,6 +11,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Child;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -18,17 +19,28 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use nix::sys::signal::Signal;
 
+use crate::command::{self, pinned, shell_words};
 use crate::host::{self, Host};
-use crate::tools::{pinned, shell_words};
 
 /// Process groups of the subjects running now, and their hosts, so an interrupted harness can stop them (see
 /// [`stop_all`]).
 static LIVE: Mutex<Vec<(Host, i32)>> = Mutex::new(Vec::new());
 
+/// Set once the harness is interrupted (see [`stop_all`]).
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the harness was interrupted: its handler is stopping the servers and ends the process (status 130). The
+/// load tool got the signal too and stops at once, so a run may finish meanwhile; nothing after it may end the
+/// process as if the whole run had (`execute` waits for the handler instead).
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
 /// Kills every subject still running: called when the harness itself is interrupted (Ctrl-C, SIGTERM), since the
 /// servers sit in process groups of their own and would not get the terminal's signal. A server host that does not
 /// answer is given up on after the remote commands' time limit.
 pub fn stop_all() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
     let groups: Vec<(Host, i32)> = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
     for (host, pgid) in &groups {
         let _ = host.signal_group(*pgid, Signal::SIGTERM);
@@ -234,7 +246,7 @@ fn command_for(spec: &SubjectSpec, opts: &StartOptions) -> Result<(Vec<String>, 
         Kind::Builtin { program, .. } => {
             // On a server host the program is looked for there: a missing one fails the start, with the shell's
             // message from the server host's stderr.
-            if host.is_local() && !Path::new(&program[0]).exists() && !crate::tools::installed(&program[0]) {
+            if host.is_local() && !Path::new(&program[0]).exists() && !command::installed(&program[0]) {
                 return Err(crate::usage(format!("{}: program not found: {}", spec.name, program[0])));
             }
             (spec.argv_on(&bind, "0", max_users.as_deref()), None)
@@ -296,8 +308,10 @@ fn watch_stdout(child: &mut Child) -> mpsc::Receiver<String> {
     rx
 }
 
-/// A running service the harness did not start: checked to answer 200 on its ready path, never stopped. It has no
-/// process of ours (`pid` 0 is never signalled: `terminate` returns at once without a child) and no start-up time.
+/// A running service the harness did not start: checked to answer 200 on its ready path, never stopped, and no
+/// start-up time. It has no process of ours: `pid` is the owner of its listening socket when that is on this machine
+/// (so its CPU is its own, not the machine's other processes'), else 0. Neither is ever signalled: `terminate`
+/// returns at once without a child.
 fn attach(spec: &SubjectSpec, url: &str, addr: SocketAddr, timeout: Duration) -> Result<Running> {
     let deadline = Instant::now() + timeout;
     while status_of(addr, &spec.ready_path) != Some(200) {
@@ -310,7 +324,7 @@ fn attach(spec: &SubjectSpec, url: &str, addr: SocketAddr, timeout: Duration) ->
         child: None,
         host: Host::Local,
         name: spec.name.clone(),
-        pid: 0,
+        pid: if addr.ip().is_loopback() { Host::Local.listen_owner(addr.port()).unwrap_or(0) } else { 0 },
         addr,
         startup: Duration::ZERO,
         command: url.to_string(),
@@ -403,7 +417,7 @@ impl Running {
         // A remote start that failed before its pid line has no group to signal: only the local ssh to end.
         if self.pid == 0 {
             let _ = child.kill();
-            return host::wait_within(child, host::COMMAND_LIMIT).map(drop);
+            return command::wait_within(child, host::COMMAND_LIMIT).map(drop);
         }
         host.signal_group(self.pid, Signal::SIGTERM)?;
         let deadline = Instant::now() + Duration::from_secs(5);
@@ -418,7 +432,7 @@ impl Running {
             thread::sleep(Duration::from_millis(10));
         }
         host.signal_group(self.pid, Signal::SIGKILL)?;
-        host::wait_within(child, host::COMMAND_LIMIT)?;
+        command::wait_within(child, host::COMMAND_LIMIT)?;
         for _ in 0..100 {
             if host.group_members(self.pid)?.is_empty() {
                 return Ok(());

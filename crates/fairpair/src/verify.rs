@@ -11,7 +11,7 @@ use anyhow::Result;
 use contract::{CaseResult, Level, Mismatch, Requires, Verdict};
 
 use crate::schema::{Verification, VerificationStatus};
-use crate::subject::{self, StartOptions, SubjectSpec};
+use crate::subject::{Running, SubjectSpec};
 use crate::usage;
 
 /// Runs every embedded case up to `level` against `addr`, a server started with `settings`; cases needing other
@@ -221,7 +221,13 @@ pub fn level_sentence(level: Level) -> &'static str {
 /// Verifies a subject the harness starts itself at `level`: once with its default settings and, for the built-in
 /// servers, once more per set of settings some cases require (a full store, `--max-users 10000`; a short head time
 /// limit, `--header-timeout-ms 1000`).
-pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> Result<Verification> {
+/// `start` starts the subject with the settings some cases require (none: its defaults): the harness's one way to
+/// start a subject (`measure::Runner::start`).
+pub fn verify_subject(
+    spec: &SubjectSpec,
+    level: Level,
+    start: &dyn Fn(&Requires) -> Result<Running>,
+) -> Result<Verification> {
     if !spec.implements_contract() {
         return Ok(Verification {
             status: VerificationStatus::NotApplicable,
@@ -234,8 +240,7 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> 
             notes: vec![],
         });
     }
-    let plain = StartOptions { max_users: None, header_timeout_ms: None, ..opts.clone() };
-    let server = subject::start(spec, &plain)?;
+    let server = start(&Requires::default())?;
     let mut results = run_cases(server.addr, &Requires::default(), level);
     server.stop()?;
     // Only `full` cases require settings, so at `api` the other starts would run nothing.
@@ -249,12 +254,7 @@ pub fn verify_subject(spec: &SubjectSpec, opts: &StartOptions, level: Level) -> 
             }
         }
         for settings in distinct {
-            let started = StartOptions {
-                max_users: settings.max_users,
-                header_timeout_ms: settings.header_timeout_ms,
-                ..opts.clone()
-            };
-            let server = subject::start(spec, &started)?;
+            let server = start(settings)?;
             let needing =
                 run_some(server.addr, settings, OnSilence::GiveUp, |c| c.requires == *settings, &mut |_, _| {});
             server.stop()?;

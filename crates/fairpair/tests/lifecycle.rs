@@ -4,7 +4,8 @@ mod common;
 
 use std::time::Duration;
 
-use fairpair::procstat;
+use fairpair::host::Host;
+use fairpair::procstat::{self, ProcStat};
 use fairpair::subject::{self, Kind, StartOptions, SubjectSpec};
 
 fn ceiling_spec() -> SubjectSpec {
@@ -39,10 +40,10 @@ fn start_ready_stop_leaves_no_process() {
     assert_eq!(subject::status_of(server.addr, "/users/500"), Some(200));
     assert!(server.startup > Duration::ZERO);
     let pid = server.pid;
-    assert_eq!(procstat::group_members(pid).len(), 1);
+    assert_eq!(Host::Local.group_members(pid).unwrap().len(), 1);
     server.stop().unwrap();
-    assert!(procstat::group_members(pid).is_empty());
-    assert!(procstat::read_stat(pid).is_none(), "the server was reaped, not left a zombie");
+    assert!(Host::Local.group_members(pid).unwrap().is_empty());
+    assert!(read_stat(pid).is_none(), "the server was reaped, not left a zombie");
 }
 
 #[test]
@@ -59,12 +60,16 @@ fn stopping_kills_the_whole_tree() {
     };
     let server = subject::start(&spec, &opts()).unwrap();
     let pid = server.pid;
-    let tree = procstat::tree(pid);
+    let tree = procstat::tree_of(&Host::Local.processes().unwrap(), pid);
     assert!(tree.len() >= 3, "sh, sleep and ceiling: {tree:?}");
     assert!(tree.iter().any(|p| p.comm == "sleep"));
-    assert_eq!(procstat::tree_memory(pid).processes as usize, tree.len());
+    assert_eq!(Host::Local.tree_memory(pid).unwrap().processes as usize, tree.len());
     drop(server); // Dropping stops it too, as on an error path.
-    assert!(procstat::group_members(pid).is_empty(), "left behind: {:?}", procstat::group_members(pid));
+    assert!(
+        Host::Local.group_members(pid).unwrap().is_empty(),
+        "left behind: {:?}",
+        Host::Local.group_members(pid).unwrap()
+    );
 }
 
 #[test]
@@ -111,16 +116,22 @@ fn an_interrupted_run_stops_its_servers() {
     // Wait for the server the harness started (its child, in a process group of its own).
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let server = loop {
-        if let Some(p) = procstat::all_processes().into_iter().find(|p| p.ppid == harness && p.comm == "ceiling") {
+        if let Some(p) = Host::Local.processes().unwrap().into_iter().find(|p| p.ppid == harness && p.comm == "ceiling")
+        {
             break p.pid;
         }
         assert!(std::time::Instant::now() < deadline, "the harness never started the ceiling");
         std::thread::sleep(Duration::from_millis(20));
     };
-    assert_eq!(procstat::read_stat(server).unwrap().pgrp, server, "the server leads its own group");
+    assert_eq!(read_stat(server).unwrap().pgrp, server, "the server leads its own group");
     std::thread::sleep(Duration::from_millis(300));
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(harness), nix::sys::signal::Signal::SIGTERM).unwrap();
     let status = run.wait().unwrap();
     assert_eq!(status.code(), Some(130));
-    assert!(procstat::group_members(server).is_empty(), "the server outlived the harness");
+    assert!(Host::Local.group_members(server).unwrap().is_empty(), "the server outlived the harness");
+}
+
+/// The stat line of a process of this machine, `None` once it is gone.
+fn read_stat(pid: i32) -> Option<ProcStat> {
+    procstat::parse_stat(&Host::Local.read(&format!("/proc/{pid}/stat"))?)
 }

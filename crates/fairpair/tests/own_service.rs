@@ -84,6 +84,8 @@ fn a_quick_run_diagnoses_split_writes_and_only_them() {
         .args(["--subject", &format!("mine-split=python3 {script} --port {{port}} --split-writes")])
         .args(["--ready-path", "/health", "--scenarios", "get", "--connections", "8"])
         .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--open-loop-rates", "0"])
+        // Other tests of this file run at once: a busy machine here is no reason to rerun.
+        .args(["--idle-threshold", "100"])
         .args(["--memory-repeats", "0", "--idle-wait", "0"])
         .arg("--out")
         .arg(&out_dir)

@@ -16,7 +16,7 @@
 //!   codings. Written over a list of server kinds, so a new server is one line there.
 //!
 //! This file holds what they share: starting and stopping a server ([`Server`]); its memory is read with the
-//! harness's own `/proc` code (`fairpair::procstat`).
+//! harness's own `/proc` code (`fairpair::host`).
 //! Slow parts that need minutes (the soak, slowhttptest with the real 10 s limits, schemathesis) are scripts in
 //! `scripts/`, not tests.
 
@@ -108,20 +108,28 @@ pub fn repo_root() -> PathBuf {
 
 /// The `users-server` binary of this build profile, built first if `cargo test` has not built it already.
 fn rust_binary() -> PathBuf {
-    // Test binaries live in target/<profile>/deps; the server binary one level up.
-    let exe = std::env::current_exe().expect("the test binary has a path");
-    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps");
+    let profile_dir = profile_dir();
     let bin = profile_dir.join("users-server");
     if !bin.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let release = profile_dir.ends_with("release");
         let status = Command::new(cargo)
             .args(["build", "-p", "users-server", "--bin", "users-server"])
+            .args(release.then_some("--release"))
             .current_dir(repo_root())
             .status()
             .expect("cargo runs");
         assert!(status.success(), "building users-server failed");
     }
     bin
+}
+
+/// target/<profile>: where this binary's profile puts the Rust binaries. Test binaries live in
+/// target/<profile>/deps, the fuzzer's binary in target/<profile> itself.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("this binary has a path");
+    let dir = exe.parent().expect("a binary lives in a directory");
+    if dir.ends_with("deps") { dir.parent().expect("target/<profile>/deps").to_owned() } else { dir.to_owned() }
 }
 
 /// Whether the path of a request target holds a `%` not followed by two hex digits. Go's net/http parses the
@@ -148,8 +156,7 @@ pub fn go_binary() -> Option<PathBuf> {
                 return None;
             }
             // Beside the Rust binaries: target/go/, as scripts/build-go does by default.
-            let exe = std::env::current_exe().expect("the test binary has a path");
-            let target = exe.ancestors().nth(3).expect("target/<profile>/deps/<test>");
+            let target = profile_dir().parent().expect("target/<profile>").to_owned();
             let bin = target.join("go/users-server-go");
             let status = Command::new(repo_root().join("scripts/build-go"))
                 .arg(&bin)
@@ -245,12 +252,18 @@ impl Server {
     /// Resident memory in KiB, summed over the server's process and its children (the cluster's workers), read
     /// the same way the harness reads it.
     pub fn rss_kib(&self) -> u64 {
-        fairpair::procstat::tree_memory(self.nix_pid().as_raw()).rss_kib
+        fairpair::host::Host::Local
+            .tree_memory(self.nix_pid().as_raw())
+            .expect("the server's memory is read from /proc")
+            .rss_kib
     }
 
     /// Peak resident memory (VmHWM) in KiB, summed the same way.
     pub fn hwm_kib(&self) -> u64 {
-        fairpair::procstat::tree_memory(self.nix_pid().as_raw()).hwm_kib
+        fairpair::host::Host::Local
+            .tree_memory(self.nix_pid().as_raw())
+            .expect("the server's memory is read from /proc")
+            .hwm_kib
     }
 }
 
@@ -324,3 +337,5 @@ pub fn created_id(outcome: &contract::Outcome) -> u64 {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("not a created user: {text}"))
 }
+
+pub mod fuzz;

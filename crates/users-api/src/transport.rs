@@ -270,6 +270,11 @@ fn check_head(method: &Method, version: Version, uri: &axum::http::Uri, headers:
     if version == Version::HTTP_11 && !headers.contains_key(header::HOST) {
         return Some(ApiError::BadRequest.into_response());
     }
+    // The same section: a request with more than one Host field gets 400 too (hyper passes both on; Go's net/http
+    // refuses them before any handler runs, "too many Host headers").
+    if headers.get_all(header::HOST).iter().nth(1).is_some() {
+        return Some(ApiError::BadRequest.into_response());
+    }
     // An authority-form target (`GET 127.0.0.1:80`) is only for CONNECT (RFC 9112 section 3.2.3); hyper parses it
     // into a URI with an authority and no path.
     if method != Method::CONNECT && uri.scheme().is_none() && uri.authority().is_some() {

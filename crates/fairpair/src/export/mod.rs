@@ -175,6 +175,7 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
             VerificationStatus::Passed => s.verification.level.as_str(),
             VerificationStatus::Failed => "unverified",
             VerificationStatus::NotApplicable => "not-applicable",
+            VerificationStatus::DidNotStart => "did-not-start",
         }
     };
     let flags = |subject: &str, cell: Option<(&str, u32)>| -> Vec<FlagKind> {

@@ -15,7 +15,7 @@ use super::subjects::{CustomKind, Programs, custom_kind};
 use crate::args::RunArgs;
 use crate::host::{Connection, Host, SshHost};
 use crate::kinds::Tool;
-use crate::{procstat, usage};
+use crate::usage;
 
 /// What the machines are, as far as the plan needs to know.
 #[derive(Clone, Debug)]
@@ -60,7 +60,7 @@ impl Facts {
             }
         }
         Ok(Facts {
-            cpus: procstat::allowed_cpus(),
+            cpus: Host::Local.allowed_cpus()?,
             server: server.cloned(),
             installed: Tool::ALL.iter().copied().filter(|t| t.adapter().available()).collect(),
             programs,

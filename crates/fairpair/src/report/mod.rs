@@ -213,9 +213,12 @@ mod tests {
         upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::summary::summarise)
     }
 
-    /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s.
+    /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s, the loader saturated
+    /// in every run (so that a run's rate is a capacity too: the cell's is at least its fastest run's, 11,582), with
+    /// a loader-limited share of 70 %.
     fn with_capacity(capacity: f64) -> Benchmark {
         let mut b = golden();
+        b.runs.iter_mut().for_each(|r| r.loader_cpu_percent = 100.0);
         // The golden subjects were measured unverified; plain names keep these assertions about bounds readable.
         b.subjects.iter_mut().for_each(|s| s.verification.measured_unverified = false);
         b.preflight = Some(crate::schema::Preflight {
@@ -230,10 +233,10 @@ mod tests {
                 basis: CapacityBasis::Saturated,
                 machine_idle: true,
             }],
-            loader_limited_share_percent: crate::summary::LOADER_LIMITED_SHARE_PERCENT,
+            loader_limited_share_percent: 70.0,
             ..Default::default()
         });
-        crate::summary::apply_capacity(&mut b.summaries, b.preflight.as_ref());
+        crate::summary::apply_capacity(&mut b.summaries, &b.runs, b.preflight.as_ref());
         b
     }
 
@@ -249,17 +252,18 @@ mod tests {
 
     #[test]
     fn a_loader_limited_subject_gets_bounds_never_a_plain_ratio() {
-        // alpha 8,816, beta 7,772 req/s: with a capacity of 10,000, alpha (88 %) is limited and beta (78 %) not.
+        // alpha 8,816, beta 7,772 req/s: with a capacity of 11,582 (a run's), alpha (76 %) is limited and beta (67 %)
+        // not.
         let b = with_capacity(10_000.0);
         let limited: Vec<(&str, bool)> = b.summaries.iter().map(|s| (s.subject.as_str(), s.loader_limited)).collect();
         assert_eq!(limited, [("ceiling", true), ("alpha", true), ("beta", false)]);
         let (md, _) = render(&b);
         assert!(md.contains("| / alpha |") && md.contains("| ≤ 0.88× |"), "the ratio column is a bound:\n{md}");
         assert!(!md.contains("| 0.88× |"));
-        assert!(md.contains("| **88 %: loader-limited** | baseline |"), "{md}");
-        assert!(md.contains("| 78 % | ≤ 0.88× |"), "{md}");
+        assert!(md.contains("| **76 %: loader-limited** | baseline |"), "{md}");
+        assert!(md.contains("| 67 % | ≤ 0.88× |"), "{md}");
         assert!(
-            md.contains("beta/alpha ≤ 0.88×, a bound, not a measured ratio (alpha at 88 % of the loader's capacity)"),
+            md.contains("beta/alpha ≤ 0.88×, a bound, not a measured ratio (alpha at 76 % of the loader's capacity)"),
             "{md}"
         );
         assert!(md.contains("get, 8 connections, **CPU per request (the headline: alpha is loader-limited)**"));

@@ -256,12 +256,17 @@ impl Benchmark {
         self.memory_summaries.iter().find(|s| s.subject == subject)
     }
 
-    /// The subjects asked for that were not measured: they failed verification, and `--allow-unverified` was not
-    /// given. `fairpair run` exits 1 when there is any, after writing the report for the others.
+    /// The subjects asked for that were not measured: they did not start, or failed verification and
+    /// `--allow-unverified` was not given. `fairpair run` exits 1 when there is any, after writing the report for the
+    /// others.
     pub fn unmeasured_subjects(&self) -> Vec<&str> {
+        use VerificationStatus::{DidNotStart, Failed};
         self.subjects
             .iter()
-            .filter(|s| s.verification.status == VerificationStatus::Failed && !s.verification.measured_unverified)
+            .filter(|s| match s.verification.status {
+                Failed => !s.verification.measured_unverified,
+                status => status == DidNotStart,
+            })
             .map(|s| s.name.as_str())
             .collect()
     }
@@ -290,7 +295,8 @@ pub struct Verification {
     pub notes: Vec<String>,
 }
 
-/// The outcome of verifying a subject against the contract (written `passed`, `failed`, `not-applicable`).
+/// The outcome of verifying a subject against the contract (written `passed`, `failed`, `not-applicable`,
+/// `did-not-start`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VerificationStatus {
@@ -300,6 +306,9 @@ pub enum VerificationStatus {
     Failed,
     /// The contract does not apply: the ceiling, a fixed-response baseline that does not implement the API.
     NotApplicable,
+    /// The subject exited, or gave no 200 on its ready path, before it was ready: nothing could be verified, and it is
+    /// not measured (`--allow-unverified` does not change that). `failures` holds why.
+    DidNotStart,
 }
 
 impl VerificationStatus {
@@ -309,6 +318,7 @@ impl VerificationStatus {
             VerificationStatus::Passed => "passed",
             VerificationStatus::Failed => "failed",
             VerificationStatus::NotApplicable => "not-applicable",
+            VerificationStatus::DidNotStart => "did-not-start",
         }
     }
 }

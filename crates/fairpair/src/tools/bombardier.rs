@@ -72,7 +72,7 @@ impl LoadTool for Bombardier {
     fn version(&self) -> String {
         // `bombardier --version` prints "bombardier version v1.2.6 linux/amd64".
         match http_bombardier() {
-            Some(path) => crate::env::first_line_of(&[&path.display().to_string(), "--version"])
+            Some(path) => crate::command::first_line_of(&[&path.display().to_string(), "--version"])
                 .unwrap_or_else(|| "unknown version".into()),
             None => "not installed".into(),
         }

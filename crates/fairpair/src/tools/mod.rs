@@ -16,6 +16,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
+use crate::command::pinned;
+pub use crate::command::{installed, shell_words};
 pub use crate::kinds::{Method, Tool};
 use crate::schema::Latency;
 use crate::usage;
@@ -69,7 +71,7 @@ pub trait LoadTool {
     /// Whether it can hold a fixed rate, and whether its latencies are then corrected for coordinated omission.
     fn open_loop(&self) -> Option<OpenLoopSupport>;
     fn version(&self) -> String {
-        crate::env::first_line_of(&[self.program(), "--version"]).unwrap_or_else(|| "not installed".into())
+        crate::command::first_line_of(&[self.program(), "--version"]).unwrap_or_else(|| "not installed".into())
     }
 }
 
@@ -105,11 +107,6 @@ impl Tool {
             Tool::Autocannon => "install it with `npm install -g autocannon` (scripts/setup-tools)",
         }
     }
-}
-
-/// Whether `program` is on `PATH` (an executable file of that name in one of its directories).
-pub fn installed(program: &str) -> bool {
-    which::which(program).is_ok()
 }
 
 /// Fails with a one-line, actionable message when the tool is missing.
@@ -160,18 +157,6 @@ pub fn invoke(tool: &dyn LoadTool, spec: &LoadSpec, cpus: Option<&[usize]>) -> R
     Ok(Invocation { command, stdout, result, cpu_us, wall_s })
 }
 
-/// Prefixes `taskset -c LIST` when pinning; the tool then starts on those CPUs and so do all its threads.
-pub fn pinned(argv: Vec<String>, cpus: Option<&[usize]>) -> Vec<String> {
-    match cpus {
-        Some(cpus) => {
-            let mut v = vec!["taskset".to_string(), "-c".to_string(), crate::procstat::format_cpu_list(cpus)];
-            v.extend(argv);
-            v
-        }
-        None => argv,
-    }
-}
-
 fn children_cpu_us() -> f64 {
     use nix::sys::resource::{UsageWho, getrusage};
     match getrusage(UsageWho::RUSAGE_CHILDREN) {
@@ -181,25 +166,6 @@ fn children_cpu_us() -> f64 {
         }
         Err(_) => 0.0,
     }
-}
-
-/// Joins argv into a line a reader can paste into a shell.
-///
-/// shlex does the quoting. It also quotes `=`, `,` and `%`, which no shell needs quoted inside an argument, so words
-/// made only of safe characters are left as they are: `taskset -c 0,2` and `-H Content-Type=application/json` stay
-/// readable in the results, as they always were.
-pub fn shell_words(argv: &[String]) -> String {
-    argv.iter()
-        .map(|a| {
-            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c)) {
-                a.clone()
-            } else {
-                // shlex refuses only a NUL byte, which no argument of a process can hold; show it escaped then.
-                shlex::try_quote(a).map_or_else(|_| format!("{a:?}"), |q| q.into_owned())
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Reads a tool's JSON output (from its first `{`) into the adapter's typed view of it. The error names the tool, and
@@ -231,36 +197,6 @@ pub(crate) fn request_args(spec: &LoadSpec, content_type: &str, body_flag: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shell_words_paste_back_into_a_shell() {
-        let argv: Vec<String> = ["printf", "%s\\n", "mine=python3 mine.py {port}", "it's", "", "a\"b$c`d"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let out = std::process::Command::new("sh").arg("-c").arg(shell_words(&argv)).output().unwrap();
-        let words: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().split('\n').collect();
-        assert_eq!(words[..4], argv[2..], "{}", shell_words(&argv));
-    }
-
-    #[test]
-    fn shell_words_quote_what_needs_it() {
-        let argv: Vec<String> =
-            ["wrk", "-c", "50", "http://127.0.0.1:1/users/500", "a b", "it's"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(shell_words(&argv), r#"wrk -c 50 http://127.0.0.1:1/users/500 'a b' "it's""#);
-        let words: Vec<String> = ["taskset", "-c", "0,2", "-H", "Content-Type=application/json", "-d", r#"{"a":1}"#]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        assert_eq!(shell_words(&words), r#"taskset -c 0,2 -H Content-Type=application/json -d '{"a":1}'"#);
-    }
-
-    #[test]
-    fn pinning_prefixes_taskset() {
-        let v = pinned(vec!["wrk".into()], Some(&[1, 2, 3]));
-        assert_eq!(v, ["taskset", "-c", "1-3", "wrk"]);
-        assert_eq!(pinned(vec!["wrk".into()], None), ["wrk"]);
-    }
 
     #[test]
     fn each_tool_adapter_is_its_own() {

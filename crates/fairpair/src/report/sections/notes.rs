@@ -11,10 +11,14 @@ pub(crate) fn left_out(doc: &mut Document, b: &Benchmark) {
         return;
     }
     doc.heading(2, "Left out");
-    doc.paragraph(
-        "Runs whose responses were not all of the status their scenario expects: they are no throughput figure, so \
-         no table above counts them.",
-    );
+    doc.paragraph(format!(
+        "{} runs are left out: no table, median or verdict above counts them. A run is no figure when its responses \
+         were not all of the status its scenario expects, or when other processes used more than the idle threshold \
+         ({:.0} % of the machine) during it; such a run is rerun (a full store once, a busy machine twice) and the \
+         rerun, when clean, counts in its place.",
+        out.len(),
+        b.settings.idle_threshold_percent
+    ));
     doc.list(
         out.iter()
             .map(|r| {

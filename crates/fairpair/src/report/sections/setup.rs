@@ -3,7 +3,7 @@
 
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::format::cpu_list;
-use crate::schema::{Benchmark, CapacityBasis, VerificationStatus};
+use crate::schema::{Benchmark, CapacityBasis, SubjectKind, VerificationStatus};
 use crate::text::{count, thousands};
 
 pub(crate) fn environment(doc: &mut Document, b: &Benchmark) {
@@ -150,6 +150,17 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
     } else {
         "Not pinned: servers and load generator shared the CPUs (the article's method).".into()
     });
+    let services: Vec<&str> =
+        b.subjects.iter().filter(|s| s.kind == SubjectKind::External).map(|s| s.name.as_str()).collect();
+    if !services.is_empty() {
+        items.push(format!(
+            "{}: running services fairpair neither started nor pinned (`--subject NAME=URL`): the same process \
+             served every run (no fresh start), on whatever CPUs it had, the load generator's included; their CPU, \
+             memory and start-up are not measured. When the owner of the listening socket is on this machine, its \
+             CPU time is kept out of the other processes' figure (the busy-machine test).",
+            services.join(", ")
+        ));
+    }
     items.push(format!(
         "Before each run the harness waited up to {} s for other processes to use under {} % of the machine, and \
          recorded what they used during the run.",
@@ -266,6 +277,7 @@ pub(crate) fn subjects_section(doc: &mut Document, b: &Benchmark) {
             }
             VerificationStatus::Failed => format!("failed {} cases at level {}: not measured", v.failed, v.level),
             VerificationStatus::NotApplicable => "not applicable (fixed-response baseline, GET only)".into(),
+            VerificationStatus::DidNotStart => "did not start: not measured".into(),
         };
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
         t.row(vec![sub.name.clone(), format!("`{}`", sub.command), format!("{contract}{notes}")]);

@@ -1,0 +1,636 @@
+//! The tolerance table: every difference between the servers that the contract allows, as predicates over the
+//! request bytes, each with the outcomes it allows. `contract/CONTRACT.md` points here; the differential fuzzer
+//! (`crates/faults`, `fuzz`) is what reads it, and the `match: tolerated` cases of `contract/cases.json` are examples
+//! of its predicates (a test checks that each predicate matches its own examples and no valid seed request).
+//!
+//! Two kinds of entry:
+//!
+//! - a [`Tolerance`]: where the servers' interpretations first differ, each server's step there (an answer's status,
+//!   or the connection closed or kept open with no answer) must be one of the tolerance's `refusals`, or, where
+//!   `served` is true, the servers that did not refuse must agree with each other (the request "accepted per the
+//!   routes"). Once a tolerated difference happened, what follows on that connection is not compared.
+//! - an [`Equivalence`]: a difference the contract allows in any request (an error body left empty, a 408 before a
+//!   head time limit closes, the headers `Date`, `Connection`, `Keep-Alive`), applied before comparing.
+//!
+//! Decisions about Go were made against Go 1.19.8 (Debian 12's `golang-go`), whose net/http decides several of these
+//! before any handler runs ([`GO_RELEASE`]).
+
+/// The Go release the decisions about Go's net/http were made against.
+pub const GO_RELEASE: &str = "go1.19.8 (Debian 12)";
+
+/// Where interpretations first differ, for one server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Step {
+    /// An answer with this status.
+    Status(u16),
+    /// No answer there: the server closed the connection.
+    Closed,
+    /// No answer there: the connection stayed open until a time limit closed it.
+    Open,
+}
+
+impl Step {
+    /// The status, or `closed` / `open`.
+    pub fn word(self) -> String {
+        match self {
+            Step::Status(s) => s.to_string(),
+            Step::Closed => "closed".to_owned(),
+            Step::Open => "open".to_owned(),
+        }
+    }
+}
+
+/// A difference the contract allows in the requests that match a predicate.
+#[derive(Debug, Clone, Copy)]
+pub struct Tolerance {
+    /// A short kebab-case name, printed when a mutant is tolerated by it.
+    pub name: &'static str,
+    /// Why the difference is allowed (the contract's words).
+    pub reason: &'static str,
+    /// Whether a request's bytes show the feature.
+    pub matches: fn(&[u8]) -> bool,
+    /// The outcomes any server may have whatever the others did (refusals, mostly).
+    pub refusals: &'static [Step],
+    /// Whether a server may serve the request instead (all servers that do not refuse answering alike).
+    pub served: bool,
+    /// Cases of `contract/cases.json` that are examples of this predicate.
+    pub cases: &'static [&'static str],
+    /// More examples, as bytes, where no case is one.
+    pub examples: &'static [&'static [u8]],
+}
+
+impl Tolerance {
+    /// Whether the steps of the servers (where they first differ) are what this tolerance allows.
+    pub fn allows(&self, steps: &[Step]) -> bool {
+        let served: Vec<Step> = steps.iter().copied().filter(|s| !self.refusals.contains(s)).collect();
+        served.is_empty() || (self.served && served.windows(2).all(|w| w[0] == w[1]))
+    }
+}
+
+/// A difference the contract allows in every request, applied to each interpretation before comparing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Equivalence {
+    /// A 400 or 431 may have an empty body, or the stack's own (Go's net/http: `400 Bad Request` as text/plain
+    /// without a Content-Length): only the status counts.
+    StackErrorBody,
+    /// A connection closed by the head time limit may get a 408 first, or not.
+    HeadTimeout408,
+    /// `Date`, `Connection` and `Keep-Alive` may differ: they are never compared.
+    OtherHeaders,
+}
+
+/// The equivalences, with the contract's reason for each and the `tolerated` cases of `contract/cases.json` that are
+/// examples of them (rather than of a tolerance).
+pub const EQUIVALENCES: &[(Equivalence, &str, &[&str])] = &[
+    (Equivalence::StackErrorBody, "Transport rules: a 400 or 431 may have an empty body", &[]),
+    (
+        Equivalence::HeadTimeout408,
+        "Time limits: a connection without a complete head is closed (a 408 first is allowed)",
+        &["raw-slow-head-closed"],
+    ),
+    (Equivalence::OtherHeaders, "Identical: other headers (Date, Connection, Keep-Alive) may differ", &[]),
+];
+
+const REFUSED: &[Step] = &[Step::Status(400), Step::Closed];
+
+/// The table. A new tolerated difference is one entry here, with its case in `contract/cases.json` and its line in
+/// `contract/CONTRACT.md`.
+pub const TOLERANCES: &[Tolerance] = &[
+    Tolerance {
+        name: "nonstandard-method",
+        reason: "llhttp rejects unknown methods in its parser (and waits for the rest of an HTTP/2 preface after PRI); hyper accepts any token and the router answers 405; CONNECT uses an authority-form target that the stacks handle differently",
+        matches: has_nonstandard_method,
+        refusals: &[
+            Step::Status(400),
+            Step::Status(404),
+            Step::Status(405),
+            Step::Status(417),
+            Step::Status(431),
+            Step::Status(501),
+            Step::Closed,
+            Step::Open,
+        ],
+        served: false,
+        cases: &["raw-lowercase-method", "raw-unknown-method", "raw-connect"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "bare-lf",
+        reason: "RFC 9112 lets a server accept a bare LF as a line ending or reject it",
+        matches: has_bare_lf,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-bare-lf"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "http10-chunked",
+        reason: "chunked encoding is not defined for HTTP/1.0; a stack may decode it or reject it",
+        matches: has_http10_transfer_encoding,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
+        served: true,
+        cases: &["raw-http10-chunked"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "other-version",
+        reason: "the stacks' parsers disagree on versions they do not speak (HTTP/2.0, the HTTP/2 preface)",
+        matches: has_other_version,
+        refusals: &[Step::Status(400), Step::Status(505), Step::Closed],
+        served: true,
+        cases: &["raw-http2-request-line", "raw-http2-prior-knowledge"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "odd-target-bytes",
+        reason: "RFC 9112 forbids bytes outside visible ASCII in the target; one parser rejects them, another passes them to the routes",
+        matches: has_odd_target_bytes,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-non-ascii-target"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "fragment",
+        reason: "a fragment is never sent by clients; a stack may strip it (and route the path before it), keep it in the path (404) or reject it",
+        matches: has_fragment,
+        refusals: &[Step::Status(400), Step::Status(404), Step::Status(405), Step::Closed],
+        served: true,
+        cases: &["raw-fragment-in-target"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "request-line-whitespace",
+        reason: "RFC 9112 section 3 lets a recipient parse the request line on whitespace boundaries: llhttp accepts repeated spaces, httparse rejects them",
+        matches: has_request_line_whitespace,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-bad-request-line-spaces"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "content-length-and-transfer-encoding",
+        reason: "RFC 9112 section 6.3 lets a server reject the request or process it by its chunked body and close the connection",
+        matches: has_length_and_encoding,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
+        served: true,
+        cases: &["raw-content-length-and-chunked"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "malformed-percent-escape",
+        reason: "Go's net/http parses the target as a URL before any handler runs and refuses a '%' not followed by two hex digits with 400; hyper and llhttp pass the raw path to the routes",
+        matches: has_malformed_percent_escape,
+        refusals: &[Step::Status(400)],
+        served: true,
+        cases: &["get-malformed-percent-escape"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "unsupported-transfer-coding",
+        reason: "RFC 9112 section 6.1: 501 to a transfer coding the server does not understand; a stack whose parser refuses the request first answers 400, and Go's net/http sends its own 501; nothing is stored",
+        matches: has_unsupported_transfer_coding,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
+        served: false,
+        cases: &[
+            "raw-te-empty-with-content-length",
+            "raw-te-gzip-chunked",
+            "raw-te-chunked-twice-one-field",
+            "raw-te-chunked-two-fields",
+        ],
+        examples: &[],
+    },
+    Tolerance {
+        name: "identical-content-lengths",
+        reason: "RFC 9110 section 8.6 lets a recipient refuse a repeated Content-Length or take identical values as one (Go's net/http merges them)",
+        matches: has_identical_content_lengths,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-content-length-twice-identical"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "chunk-size-whitespace",
+        reason: "hyper and Go's net/http take whitespace after a chunk size as the start of a chunk extension, llhttp refuses it; a server that accepts it stores the same user",
+        matches: has_chunk_size_whitespace,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-chunk-size-trailing-space"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "unfinished-request",
+        reason: "a request that stops before its head or body ends may be refused as soon as its bytes are malformed, or awaited until its time limit (with or without a 408 for a head)",
+        matches: ends_inside_a_request,
+        refusals: &[Step::Status(400), Step::Status(408), Step::Status(431), Step::Closed, Step::Open],
+        served: false,
+        cases: &[],
+        examples: &[
+            b"s HTTP/1.1",
+            b"GET /users/1 HTTP/1.1\r\nHost: x\r\nX: \x01",
+            b"POST /users HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}X-Big: a",
+            b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1a\r\n{}\r\n0\r\n",
+        ],
+    },
+    Tolerance {
+        name: "unmet-expectation",
+        reason: "an Expect other than 100-continue gets 417 (the transport rule), which Go's net/http (go1.19.8) sends itself before any handler runs, to a HEAD without a Content-Length; a stack that refuses the request's other bytes first answers 400",
+        matches: has_unmet_expectation,
+        refusals: &[Step::Status(417), Step::Status(400), Step::Closed],
+        served: false,
+        cases: &["raw-expect-unknown-417", "raw-expect-unknown-head-417"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "framing-field-whitespace",
+        reason: "RFC 9110 lets a field value be surrounded by spaces or tabs, which are not part of it; llhttp (Node) refuses a Content-Length or Transfer-Encoding value next to a tab with 400, hyper and Go's net/http trim it",
+        matches: has_framing_field_whitespace,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-content-length-trailing-tab", "raw-transfer-encoding-trailing-tab"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "empty-chunk-size",
+        reason: "a chunked body with an empty line where a chunk size belongs is malformed: hyper and llhttp refuse it with 400, Go's net/http (go1.19.8) reads on and may serve the request",
+        matches: has_empty_chunk_size,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-empty-chunk-size"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "large-malformed-body",
+        reason: "a body over 64 KiB that is also malformed gets 413 or 400, each stack counting the size and checking the framing in its own order",
+        matches: has_large_body,
+        refusals: &[Step::Status(413), Step::Status(400), Step::Closed],
+        served: false,
+        cases: &[],
+        examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n11170\r\n"],
+    },
+    Tolerance {
+        name: "obs-fold",
+        reason: "RFC 9112 section 5.2: a server must either refuse a field folded onto a line that starts with a space or tab (obs-fold) with 400, or replace the fold with a space; hyper and llhttp refuse it, Go's net/http (textproto) unfolds it before any handler runs",
+        matches: has_obs_fold,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-obs-fold"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "malformed-host",
+        reason: "Go's net/http (go1.19.8, readRequest) refuses a Host value holding a byte that no host name, address or port has (a space, a '/', a control byte: \"malformed Host header\") with 400 before any handler runs; hyper and llhttp pass the value on, and the routes ignore Host",
+        matches: has_malformed_host,
+        refusals: &[Step::Status(400)],
+        served: true,
+        cases: &["raw-malformed-host"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "empty-field-name",
+        reason: "a field with an empty name (`: x`) is malformed: hyper and llhttp refuse it with 400, Go's net/http (go1.19.8, textproto) skips the field before any handler runs and serves the request",
+        matches: has_empty_field_name,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-empty-field-name"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "empty-content-length",
+        reason: "an empty Content-Length value is not a number: hyper and llhttp refuse it with 400, Go's net/http drops the field before any handler runs and reads no body",
+        matches: has_empty_content_length,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-empty-content-length"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "large-head",
+        reason: "Transport rules: a head over 16 KiB or with over 100 fields gets 431, as each stack counts it (the boundary may differ by a few hundred bytes); a large head that is also malformed may get the 400 first, each stack checking size, count and syntax in its own order",
+        matches: has_large_head,
+        refusals: &[Step::Status(431), Step::Status(400), Step::Closed],
+        served: true,
+        cases: &["raw-head-over-16k-431", "raw-target-over-16k-431", "raw-101-header-fields-431"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "bare-cr",
+        reason: "RFC 9112 section 2.2 forbids a bare CR outside the line ending: hyper refuses it with 400, Go's net/http (go1.19.8) keeps it in a field value (a Transfer-Encoding of `chunked\\r` is then a coding it does not support: its own 501) or in a chunk line, and llhttp skips it before a request line",
+        matches: has_bare_cr,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed, Step::Open],
+        served: true,
+        cases: &["raw-bare-cr-in-transfer-encoding"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "trailer-declares-forbidden",
+        reason: "a `Trailer` field naming Host, Content-Length or Transfer-Encoding: Go's net/http (go1.19.8) refuses the request with 400 before any handler runs (\"bad trailer key\"), hyper and llhttp ignore the declaration",
+        matches: has_forbidden_trailer_declaration,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-trailer-declares-host"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "target-outside-uri-grammar",
+        reason: "a target with a byte RFC 3986 does not allow (`<`, `>`, `\"`, `{`, `|` …) or that is neither a path nor a full URI (`h:`): hyper's URI parser refuses it with 400, llhttp and Go's net/http pass it to the routes (404)",
+        matches: has_target_outside_uri_grammar,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-target-outside-uri-grammar"],
+        examples: &[],
+    },
+];
+
+/// One request of a stream, as far as a lenient reading can tell: its head (up to its empty line, or to the end of
+/// the stream when it has none) and its body.
+struct Message<'a> {
+    head: &'a [u8],
+    /// Whether the head ended (with an empty line).
+    head_done: bool,
+    /// The body: by the last `Content-Length` of digits, to the chunked body's `0` line, or none.
+    body: &'a [u8],
+    /// Whether the body is all there (as long as declared, or chunked up to its last chunk and empty line).
+    body_done: bool,
+}
+
+impl<'a> Message<'a> {
+    /// The request line, without its line ending.
+    fn request_line(&self) -> &'a [u8] {
+        let line = self.head.split(|&b| b == b'\n').next().unwrap_or(b"");
+        line.strip_suffix(b"\r").unwrap_or(line)
+    }
+
+    /// The header fields of the head as (name, value), trimmed, line endings removed.
+    fn fields(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + 'a {
+        self.head.split(|&b| b == b'\n').skip(1).filter_map(|line| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            let colon = line.iter().position(|&b| b == b':')?;
+            Some((line[..colon].trim_ascii(), line[colon + 1..].trim_ascii()))
+        })
+    }
+
+    fn named(&self, name: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.fields().filter(move |(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v)
+    }
+
+    fn target(&self) -> &'a [u8] {
+        self.request_line().split(|&b| b == b' ').nth(1).unwrap_or(b"")
+    }
+}
+
+/// The requests of a stream, read leniently: a predicate asks about each one, so that the body of one request and
+/// the request line of the next are never read as one line.
+fn messages(bytes: &[u8]) -> Vec<Message<'_>> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let crlf = rest.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
+        let lf = rest.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
+        let Some(end) = [crlf, lf].into_iter().flatten().min() else {
+            out.push(Message { head: rest, head_done: false, body: b"", body_done: false });
+            break;
+        };
+        let mut message = Message { head: &rest[..end], head_done: true, body: b"", body_done: true };
+        let after = &rest[end..];
+        let chunked =
+            message.named(b"transfer-encoding").any(|v| v.to_ascii_lowercase().windows(7).any(|w| w == b"chunked"));
+        let body_len = if chunked {
+            let last = after.windows(5).position(|w| w == b"0\r\n\r\n").map(|i| i + 5);
+            message.body_done = last.is_some();
+            last.unwrap_or(after.len())
+        } else {
+            let length = message
+                .named(b"content-length")
+                .last()
+                .and_then(|v| std::str::from_utf8(v).ok()?.parse::<usize>().ok());
+            message.body_done = length.unwrap_or(0) <= after.len();
+            length.unwrap_or(0).min(after.len())
+        };
+        message.body = &after[..body_len];
+        out.push(message);
+        rest = &after[body_len..];
+    }
+    out
+}
+
+/// Whether any request of the stream has the feature.
+fn any(bytes: &[u8], feature: impl Fn(&Message) -> bool) -> bool {
+    messages(bytes).iter().any(feature)
+}
+
+const METHODS: &[&[u8]] = &[b"GET", b"HEAD", b"POST", b"PUT", b"DELETE", b"OPTIONS", b"TRACE", b"PATCH"];
+
+fn has_nonstandard_method(bytes: &[u8]) -> bool {
+    any(bytes, |m| !METHODS.contains(&m.request_line().split(|&b| b == b' ').next().unwrap_or(b"")))
+}
+
+fn has_bare_lf(bytes: &[u8]) -> bool {
+    // In a head, or in the lines of a chunked body (sizes, trailers).
+    let bare = |part: &[u8]| part.iter().enumerate().any(|(i, &b)| b == b'\n' && (i == 0 || part[i - 1] != b'\r'));
+    any(bytes, |m| bare(m.head) || (m.named(b"transfer-encoding").next().is_some() && bare(m.body)))
+}
+
+fn has_http10_transfer_encoding(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.request_line().ends_with(b"HTTP/1.0") && m.named(b"transfer-encoding").next().is_some())
+}
+
+fn has_other_version(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let version = m.request_line().rsplit(|&b| b == b' ').next().unwrap_or(b"");
+        version != b"HTTP/1.1" && version != b"HTTP/1.0"
+    })
+}
+
+fn has_odd_target_bytes(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let line = m.request_line();
+        let start = line.iter().position(|&b| b == b' ').map_or(line.len(), |i| i + 1);
+        let end = line.len().saturating_sub(9).max(start);
+        line[start..end].iter().any(|&b| b >= 0x7f || (b < 0x20 && b != b'\t'))
+    })
+}
+
+fn has_fragment(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.target().contains(&b'#'))
+}
+
+fn has_request_line_whitespace(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let line = m.request_line();
+        line.windows(2).any(|w| w == b"  ") || line.contains(&b'\t') || line.starts_with(b" ") || line.ends_with(b" ")
+    })
+}
+
+fn has_length_and_encoding(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.named(b"content-length").next().is_some() && m.named(b"transfer-encoding").next().is_some())
+}
+
+fn has_malformed_percent_escape(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let path = m.target().split(|&b| b == b'?').next().unwrap_or(b"");
+        path.iter()
+            .enumerate()
+            .any(|(i, &b)| b == b'%' && !path.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)))
+    })
+}
+
+fn has_unsupported_transfer_coding(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let values: Vec<&[u8]> = m.named(b"transfer-encoding").collect();
+        let plain_chunked = values.len() == 1 && values[0].eq_ignore_ascii_case(b"chunked");
+        !values.is_empty() && !plain_chunked
+    })
+}
+
+fn has_identical_content_lengths(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        // The same number, however written (`5`, `05`): hyper keeps one of two equal lengths, Go merges them.
+        let number = |v: &[u8]| std::str::from_utf8(v).ok().and_then(|v| v.parse::<u64>().ok());
+        let values: Vec<Option<u64>> =
+            m.named(b"content-length").flat_map(|v| v.split(|&b| b == b',')).map(|v| number(v.trim_ascii())).collect();
+        values.len() > 1 && values[0].is_some() && values.windows(2).all(|w| w[0] == w[1])
+    })
+}
+
+fn has_chunk_size_whitespace(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        m.named(b"transfer-encoding").next().is_some()
+            && m.body.split(|&b| b == b'\n').any(|line| {
+                let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+                digits > 0 && matches!(line.get(digits), Some(b' ' | b'\t'))
+            })
+    })
+}
+
+fn ends_inside_a_request(bytes: &[u8]) -> bool {
+    // The last request stops before its head or its body ends: bytes the servers may refuse at once or wait on.
+    messages(bytes).last().is_some_and(|m| !m.head_done || !m.body_done)
+}
+
+fn has_unmet_expectation(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.named(b"expect").any(|v| !v.is_empty() && !v.eq_ignore_ascii_case(b"100-continue")))
+}
+
+fn has_framing_field_whitespace(bytes: &[u8]) -> bool {
+    // A tab inside the raw Content-Length or Transfer-Encoding line, around its value.
+    let framing = |l: &[u8]| {
+        let colon = l.iter().position(|&b| b == b':').unwrap_or(0);
+        let name = &l[..colon];
+        let named = name.eq_ignore_ascii_case(b"content-length") || name.eq_ignore_ascii_case(b"transfer-encoding");
+        named && l[colon..].contains(&b'\t')
+    };
+    any(bytes, |m| m.head.split(|&b| b == b'\n').any(framing))
+}
+
+fn has_bare_cr(bytes: &[u8]) -> bool {
+    // A CR not followed by LF anywhere in the stream's heads or chunk lines.
+    bytes.iter().enumerate().any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+}
+
+fn has_forbidden_trailer_declaration(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        m.named(b"trailer").any(|v| {
+            v.split(|&b| b == b',').map(<[u8]>::trim_ascii).any(|name| {
+                [b"host".as_slice(), b"content-length", b"transfer-encoding"]
+                    .iter()
+                    .any(|f| name.eq_ignore_ascii_case(f))
+            })
+        })
+    })
+}
+
+fn has_target_outside_uri_grammar(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let target = m.target();
+        let odd = |b: &u8| b"\"<>\\^`{|}".contains(b);
+        let origin_or_absolute = target.starts_with(b"/") || target.windows(3).any(|w| w == b"://") || target == b"*";
+        target.iter().any(odd) || (!target.is_empty() && !origin_or_absolute)
+    })
+}
+
+fn has_empty_chunk_size(bytes: &[u8]) -> bool {
+    // After a chunk's data and its CRLF, an empty line where the next size belongs.
+    any(bytes, |m| {
+        m.named(b"transfer-encoding").next().is_some()
+            && m.body.windows(4).any(|w| w == b"\r\n\r\n")
+            && !m.body.ends_with(b"0\r\n\r\n")
+    })
+}
+
+fn has_large_body(bytes: &[u8]) -> bool {
+    // A declared length or a chunk size over 64 KiB.
+    const LIMIT: u64 = 64 * 1024;
+    any(bytes, |m| {
+        let declared = m
+            .named(b"content-length")
+            .any(|v| std::str::from_utf8(v).ok().and_then(|v| v.parse::<u64>().ok()).is_some_and(|n| n > LIMIT));
+        let chunk = m.body.split(|&b| b == b'\n').any(|line| {
+            let digits: Vec<u8> = line.iter().copied().take_while(u8::is_ascii_hexdigit).collect();
+            std::str::from_utf8(&digits).ok().and_then(|d| u64::from_str_radix(d, 16).ok()).is_some_and(|n| n > LIMIT)
+        });
+        declared || chunk
+    })
+}
+
+fn has_obs_fold(bytes: &[u8]) -> bool {
+    // A line of a head that starts with a space or tab.
+    any(bytes, |m| m.head.split(|&b| b == b'\n').skip(1).any(|l| l.starts_with(b" ") || l.starts_with(b"\t")))
+}
+
+fn has_malformed_host(bytes: &[u8]) -> bool {
+    // The bytes Go's httpguts.ValidHostHeader accepts.
+    let valid = |b: &u8| b.is_ascii_alphanumeric() || b"!$%&'()*+,-.:;=@[]_~".contains(b);
+    any(bytes, |m| m.named(b"host").any(|v| !v.iter().all(valid)))
+}
+
+fn has_empty_field_name(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.fields().any(|(name, _)| name.is_empty()))
+}
+
+fn has_empty_content_length(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.named(b"content-length").any(<[u8]>::is_empty))
+}
+
+/// The contract's head limit, 16 KiB.
+const HEAD_LIMIT: usize = 16 * 1024;
+
+fn has_large_head(bytes: &[u8]) -> bool {
+    // Within a kilobyte of 16 KiB (as each stack counts), or over; or near or over 100 fields.
+    any(bytes, |m| m.head.len() >= HEAD_LIMIT - 1024 || m.head.split(|&b| b == b'\n').count() > 95)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tolerance_has_a_reason_and_a_unique_name() {
+        let mut names: Vec<&str> = TOLERANCES.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TOLERANCES.len());
+        assert!(TOLERANCES.iter().all(|t| !t.reason.is_empty() && !t.refusals.is_empty()));
+    }
+
+    #[test]
+    fn allowed_steps() {
+        let lf = TOLERANCES.iter().find(|t| t.name == "bare-lf").unwrap();
+        assert!(lf.allows(&[Step::Status(200), Step::Status(400), Step::Closed]));
+        assert!(!lf.allows(&[Step::Status(200), Step::Status(404)]));
+        let method = TOLERANCES.iter().find(|t| t.name == "nonstandard-method").unwrap();
+        assert!(!method.allows(&[Step::Status(200), Step::Status(405)]));
+    }
+
+    #[test]
+    fn the_predicates_read_the_features() {
+        assert!(has_nonstandard_method(b"get / HTTP/1.1\r\n\r\n"));
+        assert!(!has_nonstandard_method(b"GET / HTTP/1.1\r\nHost: x\r\n\r\nPOST /users HTTP/1.1\r\n"));
+        assert!(has_bare_lf(b"GET / HTTP/1.1\nHost: x\r\n\r\n"));
+        assert!(has_identical_content_lengths(b"POST / HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\n"));
+        assert!(!has_identical_content_lengths(b"POST / HTTP/1.1\r\nContent-Length: 5, 6\r\n\r\n"));
+        assert!(has_malformed_percent_escape(b"GET /%zz HTTP/1.1\r\n"));
+        assert!(!has_malformed_percent_escape(b"GET /%35?%z HTTP/1.1\r\n"));
+    }
+}

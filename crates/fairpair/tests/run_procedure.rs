@@ -1,0 +1,133 @@
+//! The run procedure's decisions, end to end with tiny runs: a run on a machine kept busy is rerun and then left out;
+//! a subject that exits before it is ready is left out while the others are measured; a service fairpair did not
+//! start is neither pinned nor counted as the machine's other processes. Needs wrk and python3 (CI has both); fails,
+//! rather than passes, without them.
+//!
+//! The tests run one at a time (a lock): the CPU hog of one would make every other's machine busy.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+
+use fairpair::schema::{Benchmark, FlagKind, VerificationStatus};
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// A process killed when dropped (also when an assertion fails).
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `fairpair run` with 1 s runs, one repeat, no memory and no open-loop phase, and `args`.
+fn run(name: &str, args: &[&str]) -> (Output, Benchmark, PathBuf) {
+    common::require_wrk();
+    let users_server = common::sibling_binary("users-server").display().to_string();
+    let out = common::temp_dir(name);
+    let output = Command::new(env!("CARGO_BIN_EXE_fairpair"))
+        .current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."))
+        .args(["run", "--quick", "--scenarios", "get", "--connections", "4", "--duration", "1", "--warmup", "0"])
+        .args(["--repeats", "1", "--memory-repeats", "0", "--open-loop-rates", "0", "--idle-wait", "0"])
+        .args(["--users-server", &users_server])
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(out.join("benchmark.json"))
+        .unwrap_or_else(|e| panic!("no results ({e}): {}", String::from_utf8_lossy(&output.stderr)));
+    (output, serde_json::from_str(&text).unwrap(), out)
+}
+
+/// One busy loop per CPU, for at most two minutes (`timeout`), stopped when dropped.
+fn cpu_hogs() -> Vec<Killed> {
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    (0..cpus)
+        .map(|_| Killed(Command::new("timeout").args(["120", "sh", "-c", "while :; do :; done"]).spawn().unwrap()))
+        .collect()
+}
+
+#[test]
+fn a_run_on_a_busy_machine_is_rerun_twice_then_left_out() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let hogs = cpu_hogs();
+    let (output, bench, dir) = run("busy", &["--subjects", "rust", "--idle-threshold", "10"]);
+    drop(hogs);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    // The run and its two reruns, each with other processes above the threshold, each left out with its reason.
+    assert_eq!(bench.runs.len(), 3, "{:?}", bench.runs.iter().map(|r| &r.left_out).collect::<Vec<_>>());
+    for (i, r) in bench.runs.iter().enumerate() {
+        assert!(r.other_cpu_percent > 10.0, "the hogs used the machine: {}", r.other_cpu_percent);
+        let why = r.left_out.as_deref().unwrap_or_else(|| panic!("run {i} kept: {r:?}"));
+        assert!(why.starts_with("other processes used"), "{why}");
+        assert!(why.contains(if i < 2 { "; rerun (" } else { "still after 2 reruns" }), "{why}");
+    }
+    assert!(bench.summaries.is_empty(), "a cell with no run kept has no median and no verdict");
+    let busy: Vec<_> = bench.flags.iter().filter(|f| f.kind == FlagKind::BusyMachine).collect();
+    assert_eq!(busy.len(), 1, "the run left out for good is flagged once: {busy:?}");
+    assert!(stderr.contains("rust get c=4 #1: other processes used"), "said as it happens: {stderr}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("## Left out") && report.contains("3 runs are left out"), "{report}");
+}
+
+#[test]
+fn a_subject_that_exits_before_it_is_ready_is_left_out_and_the_others_measured() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let bad = "bad=python3 no-such-file.py --port {port}";
+    let (output, bench, _) = run("did-not-start", &["--subjects", "rust", "--subject", bad, "--idle-threshold", "100"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "a subject asked for and not measured fails the run: {stderr}");
+    assert!(stderr.contains("bad: DID NOT START"), "said loudly: {stderr}");
+    assert!(stderr.contains("NOT measured (did not start, or failed verification): bad"), "{stderr}");
+    let measured: Vec<&str> = bench.runs.iter().map(|r| r.subject.as_str()).collect();
+    assert_eq!(measured, ["rust"]);
+    let bad = bench.subjects.iter().find(|s| s.name == "bad").unwrap();
+    assert_eq!(bad.verification.status, VerificationStatus::DidNotStart);
+    assert!(bench.skipped.iter().any(|s| s.starts_with("bad: did not start")), "{:?}", bench.skipped);
+}
+
+/// The README's example service (a Python `http.server`), started by the test on a free port, with its URL.
+fn start_service() -> (Killed, String) {
+    let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/users_service.py");
+    let mut child = Command::new("python3")
+        .arg(example)
+        .args(["--port", "0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 is needed for this test (CI has it)");
+    let stdout = child.stdout.take().unwrap();
+    let child = Killed(child);
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = contract::StartupLine::parse(&line).unwrap_or_else(|| panic!("no start-up line: {line:?}")).url();
+    (child, url)
+}
+
+#[test]
+fn a_running_service_is_said_to_be_uncontrolled_and_its_cpu_is_its_own() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (_service, url) = start_service();
+    let subject = format!("svc={url}");
+    let args = ["--subjects", "rust", "--subject", &subject, "--level", "api", "--idle-threshold", "100"];
+    let (output, bench, dir) = run("running-service", &args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let svc = bench.runs.iter().find(|r| r.subject == "svc").expect("the service was measured");
+    // The owner of its listening socket (python3, on this machine) is known: its CPU time is read, to be kept out of
+    // the machine's other processes' (which decide a busy machine), but not claimed as the service's measured CPU.
+    assert!(svc.server_cpu_ms > 0.0 && svc.server_cpu_us_per_request.is_none(), "{svc:?}");
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("svc: running services fairpair neither started nor pinned"), "{report}");
+    assert!(
+        bench.skipped.iter().any(|s| s.starts_with("svc: server CPU, memory and start-up not measured")),
+        "{:?}",
+        bench.skipped
+    );
+}
