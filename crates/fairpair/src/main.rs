@@ -238,7 +238,7 @@ fn compare_files(
     let (a, b) = (report::load(old)?, report::load(new)?);
     let c = compare::compare(&a, &b);
     let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
-    let json = || export::json::comparison(&old_name, &new_name, &a, &b, gate.unwrap_or(0.0));
+    let json = || compare::json::comparison(&old_name, &new_name, &a, &b, gate.unwrap_or(0.0));
     let doc = compare::document(&old_name, &new_name, &a, &b, &c);
     match (out, format) {
         (None, CompareFormat::Markdown) => print!("{}", report::markdown(&doc)),

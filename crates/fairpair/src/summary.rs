@@ -306,7 +306,7 @@ mod tests {
             scenario: "post".into(),
             connections: 50,
             repeat: 1,
-            tool: "wrk".into(),
+            tool: crate::kinds::Tool::Wrk,
             command: String::new(),
             server_command: String::new(),
             max_users: Some(100_000),

@@ -397,7 +397,7 @@ mod tests {
         };
         let mut record = CapacityRecord {
             settings: set.clone(),
-            tool: "oha".into(),
+            tool: crate::kinds::Tool::Oha,
             loader_limit: Some(search_of("ceiling", limit_steps, limit)),
             searches: vec![search_of("rust", steps, outcome)],
         };
