@@ -24,7 +24,7 @@ use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::text::minutes;
 use crate::tools::{self, LoadTool, Tool};
-use crate::{capacity, preflight};
+use crate::{capacity_phase, preflight};
 use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
@@ -47,18 +47,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     plan.announce();
-    let mut environment = env::capture(&host::Host::Local, ".", tool_versions())?;
-    // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
-    // any load.
-    let mut path = env::path_record(&plan.server_host)?;
-    // Which Go built the Go server, recorded in the environment of the host it runs on.
-    if let Some(binary) = go_binary(plan) {
-        let go = env::go_version(&plan.server_host, &binary);
-        match path.as_mut() {
-            Some((p, _)) => p.server_environment.go = go,
-            None => environment.go = go,
-        }
-    }
+    let (environment, path) = environments(plan)?;
     if let Some((p, _)) = &path {
         eprintln!("{}", two_hosts_line(p));
     }
@@ -126,6 +115,25 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     write_results(&ex.bench, &plan.out)?;
     ex.progress.finish();
     Ok(ex.bench)
+}
+
+/// On two hosts, the path record with the loader interface's byte counters at the start (`env::path_record`).
+type PathRecord = Option<(TwoHosts, Option<NetworkBytes>)>;
+
+/// This machine's environment; on two hosts also the server host's and the path to it, the round-trip time measured
+/// now, before any load (with the interface's byte counters at this moment).
+fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
+    let mut environment = env::capture(&host::Host::Local, ".", tool_versions())?;
+    let mut path = env::path_record(&plan.server_host)?;
+    // Which Go built the Go server, recorded in the environment of the host it runs on.
+    if let Some(binary) = go_binary(plan) {
+        let go = env::go_version(&plan.server_host, &binary);
+        match path.as_mut() {
+            Some((p, _)) => p.server_environment.go = go,
+            None => environment.go = go,
+        }
+    }
+    Ok((environment, path))
 }
 
 /// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
@@ -332,7 +340,7 @@ impl<'a> Execution<'a> {
                     "preflight: the loader's open-loop limit (the capacity search against the ceiling)".into(),
                 );
                 let progress = &self.progress;
-                let searcher = capacity::phase::Searcher {
+                let searcher = capacity_phase::Searcher {
                     cap,
                     runner: &self.runner,
                     status: &|m| progress.status(m),
@@ -357,7 +365,7 @@ impl<'a> Execution<'a> {
         for (spec, scenario) in cap.searches(plan) {
             let connections = cap.settings.connections;
             let summaries = &self.bench.summaries;
-            let upper = capacity::phase::closed_loop_upper(summaries, &spec.name, &scenario.name, connections);
+            let upper = capacity_phase::closed_loop_upper(summaries, &spec.name, &scenario.name, connections);
             if upper.is_none() && !cap.only {
                 self.bench.skipped.push(format!(
                     "capacity of {} on {}: no closed-loop throughput was measured to start below",
@@ -366,7 +374,7 @@ impl<'a> Execution<'a> {
                 continue;
             }
             let progress = &self.progress;
-            let searcher = capacity::phase::Searcher {
+            let searcher = capacity_phase::Searcher {
                 cap,
                 runner: &self.runner,
                 status: &|m| progress.status(m),
