@@ -139,8 +139,8 @@ fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
 /// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
 fn go_binary(plan: &Plan) -> Option<String> {
     use crate::kinds::BuiltinSubject::{Go, GoMulti};
-    plan.subjects.iter().find_map(|s| match (&s.kind, crate::kinds::BuiltinSubject::from_name(&s.name)) {
-        (Kind::Builtin { program, .. }, Some(Go | GoMulti)) => program.first().cloned(),
+    plan.subjects.iter().find_map(|s| match &s.kind {
+        Kind::Builtin { subject: Go | GoMulti, program, .. } => program.first().cloned(),
         _ => None,
     })
 }
