@@ -99,7 +99,7 @@ const REFUSED: &[Step] = &[Step::Status(400), Step::Closed];
 pub const TOLERANCES: &[Tolerance] = &[
     Tolerance {
         name: "nonstandard-method",
-        reason: "llhttp rejects unknown methods in its parser; hyper accepts any token and the router answers 405; CONNECT uses an authority-form target that the stacks handle differently",
+        reason: "llhttp rejects unknown methods in its parser (and waits for the rest of an HTTP/2 preface after PRI); hyper accepts any token and the router answers 405; CONNECT uses an authority-form target that the stacks handle differently",
         matches: has_nonstandard_method,
         refusals: &[
             Step::Status(400),
@@ -109,6 +109,7 @@ pub const TOLERANCES: &[Tolerance] = &[
             Step::Status(431),
             Step::Status(501),
             Step::Closed,
+            Step::Open,
         ],
         served: false,
         cases: &["raw-lowercase-method", "raw-unknown-method", "raw-connect"],
@@ -242,12 +243,12 @@ pub const TOLERANCES: &[Tolerance] = &[
         examples: &[],
     },
     Tolerance {
-        name: "content-length-whitespace",
-        reason: "RFC 9110 lets a field value be followed by spaces or tabs, which are not part of it; llhttp (Node) refuses a Content-Length followed by a tab with 400, hyper and Go's net/http trim it",
-        matches: has_content_length_whitespace,
+        name: "framing-field-whitespace",
+        reason: "RFC 9110 lets a field value be surrounded by spaces or tabs, which are not part of it; llhttp (Node) refuses a Content-Length or Transfer-Encoding value next to a tab with 400, hyper and Go's net/http trim it",
+        matches: has_framing_field_whitespace,
         refusals: REFUSED,
         served: true,
-        cases: &["raw-content-length-trailing-tab"],
+        cases: &["raw-content-length-trailing-tab", "raw-transfer-encoding-trailing-tab"],
         examples: &[],
     },
     Tolerance {
@@ -311,6 +312,33 @@ pub const TOLERANCES: &[Tolerance] = &[
         refusals: &[Step::Status(431), Step::Status(400), Step::Closed],
         served: true,
         cases: &["raw-head-over-16k-431", "raw-target-over-16k-431", "raw-101-header-fields-431"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "bare-cr",
+        reason: "RFC 9112 section 2.2 forbids a bare CR outside the line ending: hyper refuses it with 400, Go's net/http (go1.19.8) keeps it in a field value (a Transfer-Encoding of `chunked\\r` is then a coding it does not support: its own 501) or in a chunk line, and llhttp skips it before a request line",
+        matches: has_bare_cr,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed, Step::Open],
+        served: true,
+        cases: &["raw-bare-cr-in-transfer-encoding"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "trailer-declares-forbidden",
+        reason: "a `Trailer` field naming Host, Content-Length or Transfer-Encoding: Go's net/http (go1.19.8) refuses the request with 400 before any handler runs (\"bad trailer key\"), hyper and llhttp ignore the declaration",
+        matches: has_forbidden_trailer_declaration,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-trailer-declares-host"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "target-outside-uri-grammar",
+        reason: "a target with a byte RFC 3986 does not allow (`<`, `>`, `\"`, `{`, `|` …) or that is neither a path nor a full URI (`h:`): hyper's URI parser refuses it with 400, llhttp and Go's net/http pass it to the routes (404)",
+        matches: has_target_outside_uri_grammar,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-target-outside-uri-grammar"],
         examples: &[],
     },
 ];
@@ -485,12 +513,40 @@ fn has_unmet_expectation(bytes: &[u8]) -> bool {
     any(bytes, |m| m.named(b"expect").any(|v| !v.is_empty() && !v.eq_ignore_ascii_case(b"100-continue")))
 }
 
-fn has_content_length_whitespace(bytes: &[u8]) -> bool {
-    // A tab inside the raw Content-Length line, around its value.
+fn has_framing_field_whitespace(bytes: &[u8]) -> bool {
+    // A tab inside the raw Content-Length or Transfer-Encoding line, around its value.
+    let framing = |l: &[u8]| {
+        let colon = l.iter().position(|&b| b == b':').unwrap_or(0);
+        let name = &l[..colon];
+        let named = name.eq_ignore_ascii_case(b"content-length") || name.eq_ignore_ascii_case(b"transfer-encoding");
+        named && l[colon..].contains(&b'\t')
+    };
+    any(bytes, |m| m.head.split(|&b| b == b'\n').any(framing))
+}
+
+fn has_bare_cr(bytes: &[u8]) -> bool {
+    // A CR not followed by LF anywhere in the stream's heads or chunk lines.
+    bytes.iter().enumerate().any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
+}
+
+fn has_forbidden_trailer_declaration(bytes: &[u8]) -> bool {
     any(bytes, |m| {
-        m.head
-            .split(|&b| b == b'\n')
-            .any(|l| l.len() > 15 && l[..15].eq_ignore_ascii_case(b"content-length:") && l[15..].contains(&b'\t'))
+        m.named(b"trailer").any(|v| {
+            v.split(|&b| b == b',').map(<[u8]>::trim_ascii).any(|name| {
+                [b"host".as_slice(), b"content-length", b"transfer-encoding"]
+                    .iter()
+                    .any(|f| name.eq_ignore_ascii_case(f))
+            })
+        })
+    })
+}
+
+fn has_target_outside_uri_grammar(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let target = m.target();
+        let odd = |b: &u8| b"\"<>\\^`{|}".contains(b);
+        let origin_or_absolute = target.starts_with(b"/") || target.windows(3).any(|w| w == b"://") || target == b"*";
+        target.iter().any(odd) || (!target.is_empty() && !origin_or_absolute)
     })
 }
 

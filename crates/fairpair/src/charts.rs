@@ -28,7 +28,8 @@ pub struct Grouped<'a> {
 }
 
 /// Colour-blind-safe palette (Okabe–Ito), one colour per series.
-const COLOURS: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+pub(crate) const COLOURS: [&str; 8] =
+    ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
 
 const WIDTH: f64 = 760.0;
 const HEIGHT: f64 = 380.0;
@@ -102,6 +103,8 @@ impl Axis {
     }
 }
 
+/// Draws a [`Grouped`] chart: per group, a bar per series with its whisker and value, the group's name under it and
+/// its limit as a dashed line across it; the legend and the notes along the bottom.
 pub fn grouped_bars(chart: &Grouped) -> String {
     // The axis must reach the limits too; as a group of their own they do not change which axis is chosen.
     let limits: Vec<Option<Bar>> = chart.limits.iter().map(|l| l.map(|v| Bar { value: v, min: v, max: v })).collect();
@@ -133,19 +136,7 @@ pub fn grouped_bars(chart: &Grouped) -> String {
                 short(bar.value)
             );
             if bar.max > bar.min {
-                let cx = x + (bar_w - 2.0) / 2.0;
-                let _ = writeln!(
-                    s,
-                    r#"<path d="M{cx:.1} {:.1}V{:.1}M{:.1} {:.1}H{:.1}M{:.1} {:.1}H{:.1}" stroke="black" fill="none"/>"#,
-                    y(bar.min),
-                    y(bar.max),
-                    cx - 4.0,
-                    y(bar.min),
-                    cx + 4.0,
-                    cx - 4.0,
-                    y(bar.max),
-                    cx + 4.0
-                );
+                whisker(&mut s, x + (bar_w - 2.0) / 2.0, y(bar.min), y(bar.max));
             }
             let _ = writeln!(
                 s,
@@ -173,7 +164,30 @@ pub fn grouped_bars(chart: &Grouped) -> String {
         }
     }
     legend(&mut s, &chart.series);
-    if chart.limits.iter().any(Option::is_some) {
+    bar_notes(&mut s, chart.limits.iter().any(Option::is_some));
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A min–max whisker centred at `cx`: a vertical line between the two values with a short bar at each end.
+fn whisker(s: &mut String, cx: f64, y_min: f64, y_max: f64) {
+    let _ = writeln!(
+        s,
+        r#"<path d="M{cx:.1} {:.1}V{:.1}M{:.1} {:.1}H{:.1}M{:.1} {:.1}H{:.1}" stroke="black" fill="none"/>"#,
+        y_min,
+        y_max,
+        cx - 4.0,
+        y_min,
+        cx + 4.0,
+        cx - 4.0,
+        y_max,
+        cx + 4.0
+    );
+}
+
+/// The notes under a bar chart: what the dashed limit lines are (when there are any), and what bars and whiskers show.
+fn bar_notes(s: &mut String, limits: bool) {
+    if limits {
         let _ = writeln!(
             s,
             r##"<text x="{LEFT}" y="{:.1}" font-size="10" fill="#D55E00">dashed: the loader's measured capacity (a bar at it is a bound)</text>"##,
@@ -186,8 +200,6 @@ pub fn grouped_bars(chart: &Grouped) -> String {
         WIDTH - RIGHT,
         HEIGHT - 12.0
     );
-    s.push_str("</svg>\n");
-    s
 }
 
 /// The opening of every chart: the `<svg>` element, a white background, the title (marked when the axis is

@@ -46,18 +46,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     plan.announce();
-    let mut environment = env::capture(&host::Host::Local, ".", tool_versions())?;
-    // On two hosts: the server host's environment and the path to it, the round-trip time measured now, before
-    // any load.
-    let mut path = env::path_record(&plan.server_host)?;
-    // Which Go built the Go server, recorded in the environment of the host it runs on.
-    if let Some(binary) = go_binary(plan) {
-        let go = env::go_version(&plan.server_host, &binary);
-        match path.as_mut() {
-            Some((p, _)) => p.server_environment.go = go,
-            None => environment.go = go,
-        }
-    }
+    let (environment, path) = environments(plan)?;
     if let Some((p, _)) = &path {
         eprintln!("{}", console::two_hosts_line(p));
     }
@@ -125,6 +114,25 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     write_results(&ex.bench, &plan.out)?;
     ex.progress.finish();
     Ok(ex.bench)
+}
+
+/// On two hosts, the path record with the loader interface's byte counters at the start (`env::path_record`).
+type PathRecord = Option<(TwoHosts, Option<NetworkBytes>)>;
+
+/// This machine's environment; on two hosts also the server host's and the path to it, the round-trip time measured
+/// now, before any load (with the interface's byte counters at this moment).
+fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
+    let mut environment = env::capture(&host::Host::Local, ".", tool_versions())?;
+    let mut path = env::path_record(&plan.server_host)?;
+    // Which Go built the Go server, recorded in the environment of the host it runs on.
+    if let Some(binary) = go_binary(plan) {
+        let go = env::go_version(&plan.server_host, &binary);
+        match path.as_mut() {
+            Some((p, _)) => p.server_environment.go = go,
+            None => environment.go = go,
+        }
+    }
+    Ok((environment, path))
 }
 
 /// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).

@@ -23,9 +23,9 @@
 //! (running a program, quoting a command line),
 //! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema/` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
-//! figures, told as hypotheses), `compare.rs` (two `benchmark.json` files side by side) and `gate.rs` (which of
-//! their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric Format, a
-//! comparison as JSON), `text.rs` (how numbers and durations are written),
+//! figures, told as hypotheses), `compare/` (two `benchmark.json` files side by side, and as JSON) and `gate.rs`
+//! (which of their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric
+//! Format), `text.rs` (how numbers and durations are written),
 //! `kinds.rs` (the enums of the names a run is made of: tools, built-in subjects and scenarios, presets, methods),
 //! `presets.rs` (the published studies' methods and figures).
 //!

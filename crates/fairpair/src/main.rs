@@ -140,19 +140,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let server = ServerSide::connect(&args)?;
             let plan = Plan::from_args_on(&args, server.as_ref().map(|(side, _)| side))?;
             if args.dry_run {
-                plan.announce();
-                eprintln!("fairpair: load tool: {}", plan.settings.tool);
-                for cell in &plan.cells {
-                    let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
-                    eprintln!(
-                        "fairpair: cell {} at {} connections: {} × {}",
-                        plan.scenarios[cell.scenario].name,
-                        cell.connections,
-                        names.join(" "),
-                        plan.settings.repeats
-                    );
-                }
-                eprintln!("fairpair: open-loop tool: {}", open_loop_tool(&plan));
+                dry_run(&plan);
                 return Ok(ExitCode::SUCCESS);
             }
             // `execute` has written benchmark.json, after every run and complete at the end.
@@ -183,17 +171,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
         Cmd::Report { format: Some(_), .. } => Err(fairpair::usage("--format needs --compare OLD.json NEW.json")),
         Cmd::Report { file, export: Some(export), .. } => {
-            let file = file.expect("clap requires a file without --compare");
-            let format = <export::Format as clap::ValueEnum>::from_str(&export[0], true)
-                .map_err(|_| fairpair::usage(format!("--export wants csv or bmf, got {:?}", export[0])))?;
-            let text = export::export(&report::load(&file)?, format);
-            if export[1] == "-" {
-                print!("{text}");
-            } else {
-                std::fs::write(&export[1], text)
-                    .map_err(|e| fairpair::usage(format!("cannot write {}: {e}", export[1])))?;
-                eprintln!("fairpair: wrote {}", export[1]);
-            }
+            export_file(&file.expect("clap requires a file without --compare"), &export)?;
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Report { file, out, .. } => {
@@ -205,6 +183,37 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `run --dry-run`: what would run (the plan's announcement, the tools, every cell), and nothing run.
+fn dry_run(plan: &Plan) {
+    plan.announce();
+    eprintln!("fairpair: load tool: {}", plan.settings.tool);
+    for cell in &plan.cells {
+        let names: Vec<&str> = cell.subjects.iter().map(|&i| plan.subjects[i].name.as_str()).collect();
+        eprintln!(
+            "fairpair: cell {} at {} connections: {} × {}",
+            plan.scenarios[cell.scenario].name,
+            cell.connections,
+            names.join(" "),
+            plan.settings.repeats
+        );
+    }
+    eprintln!("fairpair: open-loop tool: {}", open_loop_tool(plan));
+}
+
+/// `report FILE --export FORMAT TO`: the run's figures in FORMAT, written to TO (`-`: stdout).
+fn export_file(file: &Path, export: &[String]) -> anyhow::Result<()> {
+    let format = <export::Format as clap::ValueEnum>::from_str(&export[0], true)
+        .map_err(|_| fairpair::usage(format!("--export wants csv or bmf, got {:?}", export[0])))?;
+    let text = export::export(&report::load(file)?, format);
+    if export[1] == "-" {
+        print!("{text}");
+    } else {
+        std::fs::write(&export[1], text).map_err(|e| fairpair::usage(format!("cannot write {}: {e}", export[1])))?;
+        eprintln!("fairpair: wrote {}", export[1]);
+    }
+    Ok(())
 }
 
 /// Paths for a closing line: `results/benchmark.json, results/report.md and results/report.html`.
@@ -229,7 +238,7 @@ fn compare_files(
     let (a, b) = (report::load(old)?, report::load(new)?);
     let c = compare::compare(&a, &b);
     let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
-    let json = || export::json::comparison(&old_name, &new_name, &a, &b, gate.unwrap_or(0.0));
+    let json = || compare::json::comparison(&old_name, &new_name, &a, &b, gate.unwrap_or(0.0));
     let doc = compare::document(&old_name, &new_name, &a, &b, &c);
     match (out, format) {
         (None, CompareFormat::Markdown) => print!("{}", report::markdown(&doc)),

@@ -6,7 +6,7 @@
 
 use crate::schema::*;
 use crate::stats::Stat;
-use crate::text::thousands;
+use crate::text::{count, thousands};
 
 /// A subject whose throughput exceeds this share of the loader's measured capacity is loader-limited. Measured on
 /// two machines (docs/harness.md, "Loader capacity"): wrk uses its CPU in proportion to the rate it drives, so at
@@ -164,8 +164,9 @@ pub fn flags(bench: &Benchmark) -> Vec<Flag> {
         let v = &s.verification;
         let first = v.failures.first().cloned().unwrap_or_default();
         let message = format!(
-            "{} failed {} contract cases (e.g. {first}); its figures do not measure the same work",
-            s.name, v.failed
+            "{} failed {} (e.g. {first}); its figures do not measure the same work",
+            s.name,
+            count(v.failed.into(), "contract case")
         );
         out.push(flag(FlagKind::Unverified, &s.name, None, None, message));
     }
@@ -181,7 +182,7 @@ pub fn flags(bench: &Benchmark) -> Vec<Flag> {
         if let Some(cv) = s.requests_per_sec.cv.filter(|&cv| cv > NOISY_CV) {
             out.push(at(
                 FlagKind::Noisy,
-                format!("{cell}: throughput varies by {:.1} % (CV) across {} runs", cv * 100.0, s.requests_per_sec.n),
+                format!("{cell}: throughput varies by {:.1} % (CV) across {}", cv * 100.0, runs(s)),
             ));
         }
         if let (true, Some(share)) = (s.loader_limited, s.loader_capacity_share_percent) {
@@ -192,15 +193,16 @@ pub fn flags(bench: &Benchmark) -> Vec<Flag> {
         }
         if s.loader_bound_runs > 0 {
             out.push(at(FlagKind::LoaderBound, format!(
-                "{cell}: the load generator used ≥ {LOADER_BOUND_PERCENT:.0} % of its CPUs in {} of {} runs; the figure may be the tool's limit",
-                s.loader_bound_runs, s.requests_per_sec.n
+                "{cell}: the load generator used ≥ {LOADER_BOUND_PERCENT:.0} % of its CPUs in {} of {}; the figure may be the tool's limit",
+                s.loader_bound_runs, runs(s)
             )));
         }
         if s.errors > 0 {
-            out.push(at(FlagKind::Errors, format!("{cell}: {} socket errors or timeouts", s.errors)));
+            let what = if s.errors == 1 { "socket error or timeout" } else { "socket errors or timeouts" };
+            out.push(at(FlagKind::Errors, format!("{cell}: {} {what}", s.errors)));
         }
         if s.non_2xx > 0 {
-            out.push(at(FlagKind::Non2xx, format!("{cell}: {} responses with an error status", s.non_2xx)));
+            out.push(at(FlagKind::Non2xx, format!("{cell}: {} with an error status", count(s.non_2xx, "response"))));
         }
         if let Some(steal) = s.steal_percent_max.filter(|&p| p > STEAL_PERCENT) {
             out.push(at(
@@ -244,6 +246,11 @@ pub fn busy_percent(r: &LoadRun) -> f64 {
     r.other_cpu_percent.max(r.server_host_other_cpu_percent.unwrap_or(0.0))
 }
 
+/// A cell's run count with its noun: `1 run`, `3 runs`.
+fn runs(s: &Summary) -> String {
+    count(s.requests_per_sec.n as u64, "run")
+}
+
 /// Runs kept in a cell although other processes used more than the idle threshold during them: files written before
 /// busy runs were rerun and left out (their summaries are recomputed on load, without that exclusion: a verdict
 /// written then stays as it was, flagged).
@@ -260,11 +267,7 @@ fn busy_flag(bench: &Benchmark, s: &Summary, cell: &str) -> Option<Flag> {
         &s.subject,
         Some(&s.scenario),
         Some(s.connections),
-        format!(
-            "{cell}: other processes used up to {worst:.0} % of the machine during {} of {} runs",
-            busy.len(),
-            s.requests_per_sec.n
-        ),
+        format!("{cell}: other processes used up to {worst:.0} % of the machine during {} of {}", busy.len(), runs(s)),
     ))
 }
 
@@ -303,7 +306,7 @@ mod tests {
             scenario: "post".into(),
             connections: 50,
             repeat: 1,
-            tool: "wrk".into(),
+            tool: crate::kinds::Tool::Wrk,
             command: String::new(),
             server_command: String::new(),
             max_users: Some(100_000),

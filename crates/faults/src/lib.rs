@@ -16,7 +16,7 @@
 //!   codings. Written over a list of server kinds, so a new server is one line there.
 //!
 //! This file holds what they share: starting and stopping a server ([`Server`]); its memory is read with the
-//! harness's own `/proc` code (`fairpair::procstat`).
+//! harness's own `/proc` code (`fairpair::host`).
 //! Slow parts that need minutes (the soak, slowhttptest with the real 10 s limits, schemathesis) are scripts in
 //! `scripts/`, not tests.
 
@@ -252,12 +252,18 @@ impl Server {
     /// Resident memory in KiB, summed over the server's process and its children (the cluster's workers), read
     /// the same way the harness reads it.
     pub fn rss_kib(&self) -> u64 {
-        fairpair::procstat::tree_memory(self.nix_pid().as_raw()).rss_kib
+        fairpair::host::Host::Local
+            .tree_memory(self.nix_pid().as_raw())
+            .expect("the server's memory is read from /proc")
+            .rss_kib
     }
 
     /// Peak resident memory (VmHWM) in KiB, summed the same way.
     pub fn hwm_kib(&self) -> u64 {
-        fairpair::procstat::tree_memory(self.nix_pid().as_raw()).hwm_kib
+        fairpair::host::Host::Local
+            .tree_memory(self.nix_pid().as_raw())
+            .expect("the server's memory is read from /proc")
+            .hwm_kib
     }
 }
 

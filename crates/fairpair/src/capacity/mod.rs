@@ -229,7 +229,7 @@ pub fn search(
             Ok(false) => hi = Some(rate),
         }
         let Some(l) = lo else {
-            if rate <= lowest {
+            if rate / 2.0 < lowest - 0.5 {
                 break Outcome::NoRate { lowest_rps: rate };
             }
             rate = whole(rate / 2.0).max(lowest);
@@ -253,7 +253,7 @@ pub fn search(
             // below it (halving, then bisecting): on a noisy machine the noise is larger than the resolution.
             Ok(false) => {
                 (hi, lo) = (Some(l), None);
-                if l <= lowest {
+                if l / 2.0 < lowest - 0.5 {
                     break Outcome::NoRate { lowest_rps: l };
                 }
                 rate = whole(l / 2.0).max(lowest);
@@ -397,7 +397,7 @@ mod tests {
         };
         let mut record = CapacityRecord {
             settings: set.clone(),
-            tool: "oha".into(),
+            tool: crate::kinds::Tool::Oha,
             loader_limit: Some(search_of("ceiling", limit_steps, limit)),
             searches: vec![search_of("rust", steps, outcome)],
         };

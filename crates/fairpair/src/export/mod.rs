@@ -8,7 +8,6 @@
 
 mod bmf;
 mod csv;
-pub mod json;
 
 use crate::schema::{Benchmark, FlagKind, Summary, VerificationStatus};
 use crate::stats::Stat;
@@ -270,7 +269,7 @@ mod tests {
         let (objective, resolution_percent) = (Objective::default(), 5.0);
         b.capacity = Some(CapacityRecord {
             settings: SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50 },
-            tool: "oha".into(),
+            tool: crate::kinds::Tool::Oha,
             loader_limit: None,
             searches: vec![search("rust", 30_000.0, false), search("mine", 8_000.0, true)],
         });

@@ -6,7 +6,7 @@ use anyhow::Result;
 use super::{Plan, RUN_OVERHEAD_S, Scenario};
 use crate::args::RunArgs;
 use crate::capacity::{CapacityRecord, Objective, SearchSettings, check_resolution, expected_steps};
-use crate::kinds::BuiltinScenario;
+use crate::kinds::{BuiltinScenario, Tool};
 use crate::subject::SubjectSpec;
 use crate::usage;
 
@@ -101,6 +101,6 @@ impl CapacityPlan {
 
     /// An empty record of the phase.
     pub fn record(&self) -> CapacityRecord {
-        CapacityRecord { settings: self.settings.clone(), tool: "oha".into(), loader_limit: None, searches: Vec::new() }
+        CapacityRecord { settings: self.settings.clone(), tool: Tool::Oha, loader_limit: None, searches: Vec::new() }
     }
 }

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Latency;
+use crate::kinds::Tool;
 
 /// A latency percentile an objective may bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,7 +104,7 @@ pub struct SearchSettings {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CapacityRecord {
     pub settings: SearchSettings,
-    pub tool: String,
+    pub tool: Tool,
     /// The loader's own open-loop limit: the search against the `ceiling` (its capacity is the limit).
     pub loader_limit: Option<Search>,
     pub searches: Vec<Search>,

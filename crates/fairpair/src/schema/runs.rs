@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::NetworkBytes;
+use crate::kinds::Tool;
 
 /// Latency percentiles of one run, in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -23,7 +24,7 @@ pub struct LoadRun {
     pub connections: u32,
     /// 1-based repeat number.
     pub repeat: u32,
-    pub tool: String,
+    pub tool: Tool,
     /// The measured load command exactly as run (after the warm-up, which used the same command with `-d warmup_s`).
     pub command: String,
     /// The server command exactly as run.
@@ -85,7 +86,7 @@ pub struct OpenLoopRun {
     pub fraction: f64,
     pub asked_rps: f64,
     pub achieved_rps: f64,
-    pub tool: String,
+    pub tool: Tool,
     pub command: String,
     /// True when the tool corrects for coordinated omission (oha `--latency-correction`); autocannon does not.
     pub latency_corrected: bool,

@@ -242,8 +242,8 @@ pub fn normalised(interp: &Interpretation, equivalences: &[Equivalence], tail: T
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Comparison {
     Same,
-    /// Different, as a tolerance of the table allows (its name).
-    Tolerated(String),
+    /// Different, as tolerances of the table allow (their names).
+    Tolerated(Vec<String>),
     /// Different, and nothing allows it: what differs, in words, and its class (each server's step where they first
     /// differ), by which findings of one kind are told apart.
     Divergent {
@@ -275,10 +275,12 @@ pub fn compare(bytes: &[u8], tail: Tail, names: &[&str], interps: &[Interpretati
         .min()
         .unwrap_or(0);
     let steps: Vec<Step> = norm.iter().map(|i| step_at(i, k)).collect();
-    for tolerance in &table.tolerances {
-        if (tolerance.matches)(bytes) && tolerance.allows(&steps) {
-            return Comparison::Tolerated(tolerance.name.to_owned());
-        }
+    // Every tolerance that allows it, so that the count of each (what the emptied table would report) does not
+    // depend on the table's order.
+    let allowing: Vec<String> =
+        table.tolerances.iter().filter(|t| (t.matches)(bytes) && t.allows(&steps)).map(|t| t.name.to_owned()).collect();
+    if !allowing.is_empty() {
+        return Comparison::Tolerated(allowing);
     }
     let mut words = Vec::new();
     for (name, i) in names.iter().zip(&norm).skip(1) {

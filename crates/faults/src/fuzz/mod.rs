@@ -167,8 +167,11 @@ pub struct Summary {
     pub repeats: BTreeMap<String, u64>,
     /// Mutants that some server answered 2xx.
     pub served_2xx: u64,
-    /// How many mutants each tolerance allowed: with the table emptied, each of these is a divergence.
+    /// How many mutants each tolerance allowed (a mutant may be allowed by several): with the table emptied, each of
+    /// these is a divergence.
     pub tolerated: BTreeMap<String, u64>,
+    /// Mutants that differed as the table allows.
+    pub tolerated_mutants: u64,
     /// Server restarts (store filled or process died).
     pub restarts: u64,
 }
@@ -250,7 +253,7 @@ pub fn run(targets: &mut [Target], settings: &Settings) -> Summary {
                     summary.mutants,
                     summary.rate(),
                     summary.findings.len(),
-                    summary.tolerated.values().sum::<u64>()
+                    summary.tolerated_mutants
                 );
             }
         }
@@ -309,7 +312,12 @@ fn judge(targets: &[Target], p: &Probed, settings: &Settings, summary: &mut Summ
     let mut class = problems.iter().map(|p| p.split(':').take(2).collect::<String>()).collect::<Vec<_>>().join("; ");
     match interpret::compare(&p.mutant.bytes, p.requests.tail, &names, &p.interps, &settings.table) {
         Comparison::Same => {}
-        Comparison::Tolerated(name) => *summary.tolerated.entry(name).or_default() += 1,
+        Comparison::Tolerated(names) => {
+            summary.tolerated_mutants += 1;
+            for name in names {
+                *summary.tolerated.entry(name).or_default() += 1;
+            }
+        }
         Comparison::Divergent { what, class: c } => {
             problems.push(what);
             class = c;

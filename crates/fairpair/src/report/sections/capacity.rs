@@ -3,8 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::capacity::{CapacityRecord, Outcome, Search, sizing_line};
-use crate::charts::esc;
+use crate::capacity::{Bound, CapacityRecord, Outcome, Search, sizing_line};
+use crate::charts::{COLOURS, esc, short};
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::ratios::{baseline, percent_text, ratio_text};
 use crate::schema::Benchmark;
@@ -45,6 +45,15 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
         res = s.resolution_percent,
     ));
     doc.push(Block::Table(table(b, c)));
+    let busy = c.searches.iter().chain(&c.loader_limit).flat_map(|s| &s.steps).filter(|s| !s.result.machine_idle);
+    if busy.count() > 0 {
+        doc.push(Block::Note(
+            "**Steps began on a busy machine** (other processes above the idle threshold after the bounded wait; \
+             counted in the table): a capacity is the machine's as much as the subject's, so such a figure is no \
+             verdict on the subject; rerun on an idle machine."
+                .into(),
+        ));
+    }
     let mut scenarios: Vec<&str> = c.searches.iter().map(|s| s.scenario.as_str()).collect();
     scenarios.dedup();
     let one_core: Vec<&str> = b.subjects.iter().filter(|r| r.workers == Some(1)).map(|r| r.name.as_str()).collect();
@@ -79,7 +88,7 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
         ("share of loader's limit", Align::Right),
         (ratio_title.as_str(), Align::Right),
         ("closed-loop upper bound", Align::Right),
-        ("steps", Align::Right),
+        ("steps (on a busy machine)", Align::Right),
     ]);
     let limit = c.loader_limit_rps();
     for s in &c.searches {
@@ -101,7 +110,7 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
             share,
             base_search.map_or("—".into(), |o| ratio_to(s, o)),
             format!("{}/s ({})", thousands(s.upper_rps), s.upper_from),
-            s.steps.len().to_string(),
+            format!("{} ({})", s.steps.len(), s.steps.iter().filter(|st| !st.result.machine_idle).count()),
         ]);
     }
     t
@@ -142,6 +151,7 @@ fn steps_table(c: &CapacityRecord) -> Table {
                 (None, true) => "met (repeat)".to_string(),
                 (Some(why), repeat) => format!("missed{}: {why}", if repeat { " (repeat)" } else { "" }),
             };
+            let verdict = if r.machine_idle { verdict } else { format!("{verdict} (busy machine)") };
             t.row(vec![
                 name.clone(),
                 (i + 1).to_string(),
@@ -158,13 +168,18 @@ fn steps_table(c: &CapacityRecord) -> Table {
     t
 }
 
-const COLOURS: [&str; 8] = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+// The capacity chart's size and margins (taller than the bar charts, with room for the capacities' labels).
 const W: f64 = 760.0;
 const H: f64 = 400.0;
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 20.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 80.0;
+const PLOT_W: f64 = W - LEFT - RIGHT;
+const PLOT_H: f64 = H - TOP - BOTTOM;
+
+/// One step on the chart: the offered rate, the objective's percentile (ms), and whether the step met the objective.
+type Point = (f64, f64, bool);
 
 /// The hockey stick of one scenario: the objective's percentile (log scale) against the offered rate, a line per
 /// subject through its steps (a filled dot met the objective, a hollow one missed it), the objective as a dashed
@@ -172,111 +187,146 @@ const BOTTOM: f64 = 80.0;
 fn chart(c: &CapacityRecord, scenario: &str) -> String {
     let bound = c.settings.objective.0[0];
     let searches: Vec<&Search> = c.searches.iter().filter(|s| s.scenario == scenario).collect();
-    let points = |s: &Search| -> Vec<(f64, f64, bool)> {
-        let mut p: Vec<(f64, f64, bool)> = s
-            .steps
-            .iter()
-            .filter_map(|st| bound.percentile.of(&st.result.latency).map(|v| (st.rate_asked, v.max(0.01), st.passed())))
-            .collect();
-        p.sort_by(|a, b| a.0.total_cmp(&b.0));
-        p
-    };
-    let all: Vec<(f64, f64, bool)> = searches.iter().flat_map(|s| points(s)).collect();
-    let x_max = all.iter().map(|p| p.0).fold(1.0, f64::max) * 1.05;
-    let (lo, hi) =
-        all.iter().map(|p| p.1).chain([bound.max_ms]).fold((f64::INFINITY, 0.0_f64), |(l, h), v| (l.min(v), h.max(v)));
-    let (lo, hi) = (lo.log10().floor() as i32, (hi.log10().ceil() as i32).max(lo.log10().floor() as i32 + 1));
-    let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
-    let x = |v: f64| LEFT + v / x_max * pw;
-    let y = |v: f64| TOP + ph - (v.log10() - lo as f64) / (hi - lo) as f64 * ph;
+    let all: Vec<Point> = searches.iter().flat_map(|s| points(s, &bound)).collect();
+    let scale = Scale::new(&all, bound.max_ms);
     let mut s = String::new();
+    let title = format!("{} against offered rate, {scenario} (ms, log scale)", bound.percentile.label());
+    axes(&mut s, &scale, &title);
+    objective_line(&mut s, &scale, bound.max_ms, &c.settings.objective.to_string());
+    for (i, search) in searches.iter().enumerate() {
+        subject_line(&mut s, &scale, i, search, &points(search, &bound));
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// A search's steps that have the objective's percentile, by offered rate (a latency below 0.01 ms drawn at 0.01,
+/// which the log axis can hold).
+fn points(s: &Search, bound: &Bound) -> Vec<Point> {
+    let mut p: Vec<Point> = s
+        .steps
+        .iter()
+        .filter_map(|st| bound.percentile.of(&st.result.latency).map(|v| (st.rate_asked, v.max(0.01), st.passed())))
+        .collect();
+    p.sort_by(|a, b| a.0.total_cmp(&b.0));
+    p
+}
+
+/// Where values lie on the chart: the offered rate linear from 0 to a little past the highest step, the latency
+/// logarithmic between the powers of ten around every step and the objective.
+struct Scale {
+    x_max: f64,
+    lo: i32,
+    hi: i32,
+}
+
+impl Scale {
+    fn new(all: &[Point], objective_ms: f64) -> Scale {
+        let x_max = all.iter().map(|p| p.0).fold(1.0, f64::max) * 1.05;
+        let (lo, hi) = all
+            .iter()
+            .map(|p| p.1)
+            .chain([objective_ms])
+            .fold((f64::INFINITY, 0.0_f64), |(l, h), v| (l.min(v), h.max(v)));
+        let (lo, hi) = (lo.log10().floor() as i32, (hi.log10().ceil() as i32).max(lo.log10().floor() as i32 + 1));
+        Scale { x_max, lo, hi }
+    }
+
+    fn x(&self, v: f64) -> f64 {
+        LEFT + v / self.x_max * PLOT_W
+    }
+
+    fn y(&self, v: f64) -> f64 {
+        TOP + PLOT_H - (v.log10() - self.lo as f64) / (self.hi - self.lo) as f64 * PLOT_H
+    }
+}
+
+/// The opening of the chart: the `<svg>` element, a white background, the title, the latency gridlines at each power
+/// of ten, and the offered rate's ticks and label.
+fn axes(s: &mut String, scale: &Scale, title: &str) {
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
     );
     let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-    let title = format!("{} against offered rate, {scenario} (ms, log scale)", bound.percentile.label());
     let _ = writeln!(
         s,
         r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
         W / 2.0,
-        esc(&title)
+        esc(title)
     );
-    for e in lo..=hi {
-        let (v, yy) = (10f64.powi(e), y(10f64.powi(e)));
+    for e in scale.lo..=scale.hi {
+        let (v, yy) = (10f64.powi(e), scale.y(10f64.powi(e)));
         let _ =
             writeln!(s, r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#dddddd"/>"##, W - RIGHT);
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            LEFT - 6.0,
-            yy + 4.0,
-            crate::charts::short(v)
-        );
+        let _ = writeln!(s, r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#, LEFT - 6.0, yy + 4.0, short(v));
     }
     for i in 0..=5 {
-        let v = x_max / 5.0 * i as f64;
+        let v = scale.x_max / 5.0 * i as f64;
         let _ = writeln!(
             s,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            x(v),
-            TOP + ph + 18.0,
-            crate::charts::short(v)
+            scale.x(v),
+            TOP + PLOT_H + 18.0,
+            short(v)
         );
     }
     let _ = writeln!(
         s,
         r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">offered rate (requests/s)</text>"#,
-        LEFT + pw / 2.0,
-        TOP + ph + 36.0
+        LEFT + PLOT_W / 2.0,
+        TOP + PLOT_H + 36.0
     );
-    let oy = y(bound.max_ms);
+}
+
+/// The objective's bound as a dashed red line across the chart, labelled with the objective.
+fn objective_line(s: &mut String, scale: &Scale, max_ms: f64, objective: &str) {
+    let oy = scale.y(max_ms);
     let _ = writeln!(
         s,
         r##"<line x1="{LEFT}" y1="{oy:.1}" x2="{:.1}" y2="{oy:.1}" stroke="#cc0000" stroke-dasharray="6 4"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#cc0000">objective {}</text>"##,
         W - RIGHT,
         W - RIGHT,
         oy - 5.0,
-        esc(&c.settings.objective.to_string())
+        esc(objective)
     );
-    for (i, search) in searches.iter().enumerate() {
-        let colour = COLOURS[i % COLOURS.len()];
-        let p = points(search);
-        let path: Vec<String> = p.iter().map(|(r, v, _)| format!("{:.1},{:.1}", x(*r), y(*v))).collect();
-        let _ =
-            writeln!(s, r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#, path.join(" "));
-        for (r, v, passed) in &p {
-            let fill = if *passed { colour } else { "white" };
-            let _ = writeln!(
-                s,
-                r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{fill}" stroke="{colour}" stroke-width="2"><title>{} at {}/s: {v:.2} ms</title></circle>"#,
-                x(*r),
-                y(*v),
-                esc(&search.subject),
-                thousands(*r)
-            );
-        }
-        if let Some(cap) = search.capacity() {
-            let xx = x(cap);
-            let _ = writeln!(
-                s,
-                r#"<line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="2 3"/><text x="{:.1}" y="{:.1}" fill="{colour}">{}</text>"#,
-                TOP + ph,
-                xx + 3.0,
-                TOP + 12.0 + 14.0 * i as f64,
-                esc(&format!("{} {}", search.subject, search.figure()))
-            );
-        }
-        let lx = LEFT + 160.0 * i as f64;
+}
+
+/// One subject (the `i`-th search): its line through the steps, a dot per step (hollow where it missed), its
+/// capacity as a dotted vertical line with its figure, and its entry in the legend.
+fn subject_line(s: &mut String, scale: &Scale, i: usize, search: &Search, points: &[Point]) {
+    let colour = COLOURS[i % COLOURS.len()];
+    let path: Vec<String> = points.iter().map(|(r, v, _)| format!("{:.1},{:.1}", scale.x(*r), scale.y(*v))).collect();
+    let _ = writeln!(s, r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"#, path.join(" "));
+    for (r, v, passed) in points {
+        let fill = if *passed { colour } else { "white" };
         let _ = writeln!(
             s,
-            r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{colour}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
-            H - 22.0,
-            lx + 16.0,
-            H - 12.0,
-            esc(&search.subject)
+            r#"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{fill}" stroke="{colour}" stroke-width="2"><title>{} at {}/s: {v:.2} ms</title></circle>"#,
+            scale.x(*r),
+            scale.y(*v),
+            esc(&search.subject),
+            thousands(*r)
         );
     }
-    s.push_str("</svg>\n");
-    s
+    if let Some(cap) = search.capacity() {
+        let xx = scale.x(cap);
+        let _ = writeln!(
+            s,
+            r#"<line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{colour}" stroke-dasharray="2 3"/><text x="{:.1}" y="{:.1}" fill="{colour}">{}</text>"#,
+            TOP + PLOT_H,
+            xx + 3.0,
+            TOP + 12.0 + 14.0 * i as f64,
+            esc(&format!("{} {}", search.subject, search.figure()))
+        );
+    }
+    let lx = LEFT + 160.0 * i as f64;
+    let _ = writeln!(
+        s,
+        r#"<rect x="{lx:.1}" y="{:.1}" width="12" height="12" fill="{colour}"/><text x="{:.1}" y="{:.1}">{}</text>"#,
+        H - 22.0,
+        lx + 16.0,
+        H - 12.0,
+        esc(&search.subject)
+    );
 }

@@ -11,6 +11,9 @@
 //! Both files are read by [`report::load`], as the report reads them: this version, or version 1 upgraded on load,
 //! so a comparison and a report of the same file quote the same figures. The comparison is a report
 //! [`Document`], so both renderers draw it: Markdown on stdout, or `compare.md` and `compare.html` with `--out`.
+//! `--format json` writes the same comparison for scripts ([`json`]).
+
+pub mod json;
 
 use crate::export::{self, Figure, Limit};
 use crate::report::{
@@ -458,7 +461,7 @@ mod tests {
             b.memory_summaries.clear();
             b.capacity = Some(CapacityRecord {
                 settings,
-                tool: "oha".into(),
+                tool: crate::kinds::Tool::Oha,
                 loader_limit: None,
                 searches: vec![search("rust", rust, false), search("node", node, node_bound)],
             });
