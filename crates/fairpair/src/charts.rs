@@ -210,17 +210,7 @@ fn frame(s: &mut String, title: &str, y_label: &str, axis: Axis, y: &dyn Fn(f64)
         Axis::Linear { .. } => title.to_string(),
         Axis::Log { .. } => format!("{title} (log scale)"),
     };
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{WIDTH}" height="{HEIGHT}" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
-        WIDTH / 2.0,
-        esc(&title)
-    );
+    opening(s, WIDTH, HEIGHT, &title);
     // Y axis with gridlines.
     for v in axis.ticks() {
         let yy = y(v);
@@ -244,6 +234,21 @@ fn frame(s: &mut String, title: &str, y_label: &str, axis: Axis, y: &dyn Fn(f64)
         y(axis.base()),
         WIDTH - RIGHT,
         y(axis.base())
+    );
+}
+
+/// The `<svg>` element of a chart `width` × `height` pixels, its white background and its title, centred on top.
+pub(crate) fn opening(s: &mut String, width: f64, height: f64, title: &str) {
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(s, r#"<rect width="{width}" height="{height}" fill="white"/>"#);
+    let _ = writeln!(
+        s,
+        r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
+        width / 2.0,
+        esc(title)
     );
 }
 

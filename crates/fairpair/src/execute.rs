@@ -23,7 +23,7 @@ use crate::schema::*;
 use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
 use crate::tools::{self, LoadTool, Tool};
-use crate::{capacity, preflight};
+use crate::{capacity_phase, preflight};
 use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
@@ -138,8 +138,8 @@ fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
 /// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
 fn go_binary(plan: &Plan) -> Option<String> {
     use crate::kinds::BuiltinSubject::{Go, GoMulti};
-    plan.subjects.iter().find_map(|s| match (&s.kind, crate::kinds::BuiltinSubject::from_name(&s.name)) {
-        (Kind::Builtin { program, .. }, Some(Go | GoMulti)) => program.first().cloned(),
+    plan.subjects.iter().find_map(|s| match &s.kind {
+        Kind::Builtin { subject: Go | GoMulti, program, .. } => program.first().cloned(),
         _ => None,
     })
 }
@@ -310,7 +310,7 @@ impl<'a> Execution<'a> {
                     "preflight: the loader's open-loop limit (the capacity search against the ceiling)".into(),
                 );
                 let progress = &self.progress;
-                let searcher = capacity::phase::Searcher {
+                let searcher = capacity_phase::Searcher {
                     cap,
                     runner: &self.runner,
                     status: &|m| progress.status(m),
@@ -335,7 +335,7 @@ impl<'a> Execution<'a> {
         for (spec, scenario) in cap.searches(plan) {
             let connections = cap.settings.connections;
             let summaries = &self.bench.summaries;
-            let upper = capacity::phase::closed_loop_upper(summaries, &spec.name, &scenario.name, connections);
+            let upper = capacity_phase::closed_loop_upper(summaries, &spec.name, &scenario.name, connections);
             if upper.is_none() && !cap.only {
                 self.bench.skipped.push(format!(
                     "capacity of {} on {}: no closed-loop throughput was measured to start below",
@@ -344,7 +344,7 @@ impl<'a> Execution<'a> {
                 continue;
             }
             let progress = &self.progress;
-            let searcher = capacity::phase::Searcher {
+            let searcher = capacity_phase::Searcher {
                 cap,
                 runner: &self.runner,
                 status: &|m| progress.status(m),

@@ -23,8 +23,8 @@
 //! (running a program, quoting a command line),
 //! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema/` (the `benchmark.json`
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
-//! figures, told as hypotheses), `compare/` (two `benchmark.json` files side by side, and as JSON) and `gate.rs`
-//! (which of their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric
+//! figures, told as hypotheses), `compare/` (two `benchmark.json` files side by side, as JSON, and
+//! `gate.rs`: which of their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric
 //! Format), `text.rs` (how numbers and durations are written),
 //! `kinds.rs` (the enums of the names a run is made of: tools, built-in subjects and scenarios, presets, methods),
 //! `presets.rs` (the published studies' methods and figures).
@@ -33,6 +33,7 @@
 
 pub mod args;
 pub mod capacity;
+pub mod capacity_phase;
 pub mod charts;
 pub mod command;
 pub mod compare;
@@ -41,7 +42,6 @@ pub mod diagnose;
 pub mod env;
 pub mod execute;
 pub mod export;
-pub mod gate;
 pub mod host;
 pub mod kinds;
 pub mod measure;

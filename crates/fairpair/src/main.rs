@@ -15,9 +15,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use fairpair::args::RunArgs;
+use fairpair::compare::gate;
 use fairpair::plan::{Plan, ServerSide};
 use fairpair::schema::FlagKind;
-use fairpair::{UsageError, compare, execute, export, gate, report, verify};
+use fairpair::{UsageError, compare, execute, export, report, verify};
 
 #[derive(Parser)]
 #[command(

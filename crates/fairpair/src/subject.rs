@@ -21,6 +21,7 @@ use nix::sys::signal::Signal;
 
 use crate::command::{self, pinned, shell_words};
 use crate::host::{self, Host};
+use crate::kinds::BuiltinSubject;
 
 /// Process groups of the subjects running now, and their hosts, so an interrupted harness can stop them (see
 /// [`stop_all`]).
@@ -73,9 +74,9 @@ pub struct SubjectSpec {
 
 #[derive(Clone, Debug)]
 pub enum Kind {
-    /// One of ours: the program (and any fixed leading arguments); host, port, workers and capacity are added as
-    /// flags, and the address is read from the start-up line.
-    Builtin { program: Vec<String>, accepts_max_users: bool, implements_contract: bool },
+    /// One of ours (which one: `subject`): the program (and any fixed leading arguments); host, port, workers and
+    /// capacity are added as flags, and the address is read from the start-up line.
+    Builtin { subject: BuiltinSubject, program: Vec<String>, accepts_max_users: bool, implements_contract: bool },
     /// A user's command run by `sh -c`, with `{port}` replaced by a free port the harness picked.
     Custom { template: String },
     /// A service that is already running (`--subject NAME=http://HOST:PORT`: in a container, under a supervisor).
@@ -471,6 +472,7 @@ mod tests {
         let spec = SubjectSpec {
             name: "rust".into(),
             kind: Kind::Builtin {
+                subject: BuiltinSubject::Rust,
                 program: vec!["users-server".into()],
                 accepts_max_users: true,
                 implements_contract: true,

@@ -387,6 +387,20 @@ mod tests {
     }
 
     #[test]
+    fn a_count_of_one_is_said_in_the_singular() {
+        let mut one = run("rust", 90_000.0, 1, false);
+        (one.errors, one.loader_cpu_percent, one.loader_bound) = (1, 95.0, true);
+        let summaries = summarise(&[one.clone()]);
+        let bench = Benchmark { runs: vec![one], summaries, ..empty_bench() };
+        let messages: Vec<String> = flags(&bench).into_iter().map(|f| f.message).collect();
+        let expected =
+            ["of its CPUs in 1 of 1 run;", ": 1 socket error or timeout", ": 1 response with an error status"];
+        for part in expected {
+            assert!(messages.iter().any(|m| m.contains(part)), "{part:?} in {messages:#?}");
+        }
+    }
+
+    #[test]
     fn a_run_faster_than_preflight_measured_raises_the_capacity() {
         let mut fast = run("rust", 120_000.0, 0, false);
         fast.loader_cpu_percent = 80.0;

@@ -5,6 +5,7 @@ mod common;
 use std::time::Duration;
 
 use fairpair::host::Host;
+use fairpair::kinds::BuiltinSubject;
 use fairpair::procstat::{self, ProcStat};
 use fairpair::subject::{self, Kind, StartOptions, SubjectSpec};
 
@@ -12,6 +13,7 @@ fn ceiling_spec() -> SubjectSpec {
     SubjectSpec {
         name: "ceiling".into(),
         kind: Kind::Builtin {
+            subject: BuiltinSubject::Ceiling,
             program: vec![common::sibling_binary("ceiling").display().to_string()],
             accepts_max_users: false,
             implements_contract: false,

@@ -19,8 +19,9 @@
 //!   above it has failed. After [`MAX_STEPS`] it stops, with the last passing rate marked unconfirmed.
 //! - A capacity of at least [`LOADER_BOUND_SHARE`] of the loader's own open-loop limit (the same search against the
 //!   `ceiling`, in preflight) is the loader's figure as much as the subject's: it is printed as a bound, `≥ N/s`.
-
-pub mod phase;
+//!
+//! Nothing here runs anything: `capacity_phase.rs` runs the search through the run procedure. It lives outside this
+//! module because it uses the plan, which uses this module (the search's step count for the estimate).
 
 use anyhow::{Result, bail};
 

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
+use super::gate;
 use crate::compare::{self, Change};
-use crate::gate;
 use crate::schema::Benchmark;
 use crate::stats::Stat;
 

@@ -11,8 +11,10 @@
 //! Both files are read by [`report::load`], as the report reads them: this version, or version 1 upgraded on load,
 //! so a comparison and a report of the same file quote the same figures. The comparison is a report
 //! [`Document`], so both renderers draw it: Markdown on stdout, or `compare.md` and `compare.html` with `--out`.
-//! `--format json` writes the same comparison for scripts ([`json`]).
+//! `--format json` writes the same comparison for scripts ([`json`]); [`gate`] decides which differences fail
+//! `--fail-on-regression`.
 
+pub mod gate;
 pub mod json;
 
 use crate::export::{self, Figure, Limit};
@@ -67,7 +69,7 @@ pub struct Row {
     pub old: Stat,
     pub new: Stat,
     pub change: Change,
-    /// Set when the figure is a bound in either file (the loader may have set it): see [`crate::gate`].
+    /// Set when the figure is a bound in either file (the loader may have set it): see [`gate`].
     pub limit: Option<Limit>,
     /// What a reader must know before trusting this row (loader-bound runs, error statuses), one phrase each.
     pub notes: Vec<String>,
@@ -86,7 +88,7 @@ impl Comparison {
         self.rows.iter().filter(|r| r.change == change).count()
     }
 
-    /// Figures that got worse beyond the noise (the gate then decides which of them fail it: [`crate::gate`]).
+    /// Figures that got worse beyond the noise (the gate then decides which of them fail it: [`gate`]).
     pub fn regressions(&self) -> usize {
         self.count(Change::Worse)
     }

@@ -133,7 +133,7 @@ pub(super) fn builtin_subject(kind: BuiltinSubject, programs: &Programs, server_
     };
     Ok(SubjectSpec {
         name: kind.name().to_string(),
-        kind: Kind::Builtin { program, accepts_max_users: implements_contract, implements_contract },
+        kind: Kind::Builtin { subject: kind, program, accepts_max_users: implements_contract, implements_contract },
         // GOMAXPROCS=1 (`--workers 1`) for go: like with like against one tokio worker and one Node process.
         workers: Some(if kind.is_multi_worker() { server_n } else { 1 }),
         get_only: !implements_contract,

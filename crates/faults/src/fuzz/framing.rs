@@ -70,6 +70,25 @@ fn line(bytes: &[u8]) -> Option<(&[u8], usize)> {
     Some((l.strip_suffix(b"\r").unwrap_or(l), i + 1))
 }
 
+/// The method of a request line and whether it is HTTP/1.0, or `None` unless it is exactly `METHOD SP target SP
+/// HTTP/1.x` with an upper-case method and an origin-form target.
+fn request(request_line: &[u8]) -> Option<(&[u8], bool)> {
+    let parts: Vec<&[u8]> = request_line.split(|&b| b == b' ').collect();
+    let [method, target, version] = parts[..] else { return None };
+    let http10 = match version {
+        b"HTTP/1.1" => false,
+        b"HTTP/1.0" => true,
+        _ => return None,
+    };
+    if method.is_empty() || !method.iter().all(|&b| b.is_ascii_uppercase()) || !target.starts_with(b"/") {
+        return None;
+    }
+    if !target.iter().all(|&b| b.is_ascii_graphic() && b != b'#') {
+        return None;
+    }
+    Some((method, http10))
+}
+
 fn one(bytes: &[u8]) -> Step {
     // The request line: METHOD SP target SP HTTP/1.x, nothing else.
     let Some((request_line, mut at)) = line(bytes) else {
@@ -80,19 +99,7 @@ fn one(bytes: &[u8]) -> Step {
             Step::Unclear
         };
     };
-    let parts: Vec<&[u8]> = request_line.split(|&b| b == b' ').collect();
-    let [method, target, version] = parts[..] else { return Step::Unclear };
-    let http10 = match version {
-        b"HTTP/1.1" => false,
-        b"HTTP/1.0" => true,
-        _ => return Step::Unclear,
-    };
-    if method.is_empty() || !method.iter().all(|&b| b.is_ascii_uppercase()) || !target.starts_with(b"/") {
-        return Step::Unclear;
-    }
-    if !target.iter().all(|&b| b.is_ascii_graphic() && b != b'#') {
-        return Step::Unclear;
-    }
+    let Some((method, http10)) = request(request_line) else { return Step::Unclear };
     let (mut length, mut chunked, mut close, mut keep_alive, mut hosts) = (None, false, http10, false, 0);
     loop {
         let Some((field, used)) = line(&bytes[at..]) else { return Step::Incomplete { head_done: false } };

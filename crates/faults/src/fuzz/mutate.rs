@@ -302,17 +302,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
         // Transfer-Encoding: a new value, or one more (in the head or, after a chunked body, in the trailers).
         9 => set_value(rng, &mut ls, b"transfer-encoding", TRANSFER_ENCODINGS),
         // A chunk size (a line of hex digits after the head) replaced.
-        10 => {
-            let sizes: Vec<usize> = (1..ls.len())
-                .filter(|&i| {
-                    let t = trimmed(&ls[i]);
-                    !t.is_empty() && t.len() <= 4 && t.iter().all(u8::is_ascii_hexdigit)
-                })
-                .collect();
-            let i = if sizes.is_empty() { any_line } else { *rng.pick(&sizes) };
-            let end = ending(&ls[i]).to_vec();
-            ls[i] = [rng.pick(CHUNK_SIZES), end.as_slice()].concat();
-        }
+        10 => chunk_size(rng, &mut ls, any_line),
         // The request line: method, target or version replaced.
         11 => ls[0] = request_line(rng, &ls[0]),
         // Truncate at a line boundary or anywhere.
@@ -322,17 +312,7 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
             return all[..at].to_vec();
         }
         // Grow a field towards and past the head limits (16 KiB, 100 fields).
-        13 => {
-            if rng.one_in(2) {
-                let len = *rng.pick(&[4_000usize, 8_000, 15_500, 16_200, 16_384, 16_700, 17_000, 33_000]);
-                ls.insert(field.max(1), [b"X-Big: ".as_slice(), &vec![b'a'; len], b"\r\n"].concat());
-            } else {
-                let count = *rng.pick(&[50usize, 97, 98, 99, 100, 101, 150]);
-                for i in 0..count {
-                    ls.insert(1, format!("X-F{i}: v\r\n").into_bytes());
-                }
-            }
-        }
+        13 => grow(rng, &mut ls, field),
         // A byte outside ASCII, or a control byte, anywhere in a line.
         14 | 15 => {
             let line = &ls[any_line];
@@ -340,20 +320,49 @@ fn mutate(rng: &mut Rng, bytes: &[u8]) -> Vec<u8> {
             ls[any_line] = [&line[..at], *rng.pick(ODD_BYTES), &line[at..]].concat();
         }
         // One byte deleted or flipped: the random part of the grammar's neighbourhood.
-        _ => {
-            let mut all = ls.concat();
-            if !all.is_empty() {
-                let at = rng.below(all.len());
-                if rng.one_in(2) {
-                    all.remove(at);
-                } else {
-                    all[at] ^= 1 << rng.below(8);
-                }
-            }
-            return all;
-        }
+        _ => return delete_or_flip(rng, ls.concat()),
     }
     ls.concat()
+}
+
+/// A chunk size (a line of hex digits after the head) replaced; with none, the line `any_line`.
+fn chunk_size(rng: &mut Rng, ls: &mut [Vec<u8>], any_line: usize) {
+    let sizes: Vec<usize> = (1..ls.len())
+        .filter(|&i| {
+            let t = trimmed(&ls[i]);
+            !t.is_empty() && t.len() <= 4 && t.iter().all(u8::is_ascii_hexdigit)
+        })
+        .collect();
+    let i = if sizes.is_empty() { any_line } else { *rng.pick(&sizes) };
+    let end = ending(&ls[i]).to_vec();
+    ls[i] = [rng.pick(CHUNK_SIZES), end.as_slice()].concat();
+}
+
+/// One field grown towards and past the head's size limit (16 KiB) before `field`, or the head grown towards and
+/// past its field count limit (100) after the request line.
+fn grow(rng: &mut Rng, ls: &mut Vec<Vec<u8>>, field: usize) {
+    if rng.one_in(2) {
+        let len = *rng.pick(&[4_000usize, 8_000, 15_500, 16_200, 16_384, 16_700, 17_000, 33_000]);
+        ls.insert(field.max(1), [b"X-Big: ".as_slice(), &vec![b'a'; len], b"\r\n"].concat());
+    } else {
+        let count = *rng.pick(&[50usize, 97, 98, 99, 100, 101, 150]);
+        for i in 0..count {
+            ls.insert(1, format!("X-F{i}: v\r\n").into_bytes());
+        }
+    }
+}
+
+/// One byte of `all` deleted or one of its bits flipped.
+fn delete_or_flip(rng: &mut Rng, mut all: Vec<u8>) -> Vec<u8> {
+    if !all.is_empty() {
+        let at = rng.below(all.len());
+        if rng.one_in(2) {
+            all.remove(at);
+        } else {
+            all[at] ^= 1 << rng.below(8);
+        }
+    }
+    all
 }
 
 /// A space or tab added around a name, colon, value or separator of `line`, or one removed.

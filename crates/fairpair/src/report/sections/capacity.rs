@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::capacity::{Bound, CapacityRecord, Outcome, Search, sizing_line};
-use crate::charts::{COLOURS, esc, short};
+use crate::charts::{COLOURS, esc, opening, short};
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::ratios::{baseline, percent_text, ratio_text};
 use crate::schema::Benchmark;
@@ -244,17 +244,7 @@ impl Scale {
 /// The opening of the chart: the `<svg>` element, a white background, the title, the latency gridlines at each power
 /// of ten, and the offered rate's ticks and label.
 fn axes(s: &mut String, scale: &Scale, title: &str) {
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-    let _ = writeln!(
-        s,
-        r#"<text x="{}" y="22" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
-        W / 2.0,
-        esc(title)
-    );
+    opening(s, W, H, title);
     for e in scale.lo..=scale.hi {
         let (v, yy) = (10f64.powi(e), scale.y(10f64.powi(e)));
         let _ =

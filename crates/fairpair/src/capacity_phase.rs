@@ -1,4 +1,4 @@
-//! The capacity phase: the search of `capacity/mod.rs` run for real, each step a run of the harness's one run
+//! The capacity phase: the search of `capacity/` run for real, each step a run of the harness's one run
 //! procedure ([`crate::measure::Runner::run`]: a fresh server, a warm-up, the measured load) with oha at a fixed rate
 //! (`-q RATE --latency-correction -w --worker-threads N`).
 //!
@@ -14,7 +14,7 @@
 
 use anyhow::Result;
 
-use super::{Outcome, Search, StepResult, search};
+use crate::capacity::{Outcome, Search, StepResult, search};
 use crate::kinds::Tool;
 use crate::measure::{RunSpec, Runner};
 use crate::plan::Scenario;

@@ -12,7 +12,7 @@
 //!   load tool's CPU at 90 % or more) says what the loader did as much as the server, so it never fails the gate on
 //!   its own. The same cell's CPU per request is the server's own and is still gated.
 
-use crate::compare::{Change, Comparison, Row};
+use super::{Change, Comparison, Row};
 use crate::export::Limit;
 
 /// What the gate made of one row.
