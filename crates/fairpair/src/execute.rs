@@ -16,13 +16,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::console::{self, Phase, Progress};
 use crate::measure::{self, Runner};
 use crate::plan::{Plan, Scenario};
-use crate::progress::{Phase, Progress};
 use crate::schema::*;
 use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
-use crate::text::minutes;
 use crate::tools::{self, LoadTool, Tool};
 use crate::{capacity_phase, preflight};
 use crate::{env, host};
@@ -49,7 +48,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     plan.announce();
     let (environment, path) = environments(plan)?;
     if let Some((p, _)) = &path {
-        eprintln!("{}", two_hosts_line(p));
+        eprintln!("{}", console::two_hosts_line(p));
     }
     let mut progress = Progress::new(&plan.estimate());
     let (scripts, scenarios) = prepare_scripts(plan, tool.as_ref())?;
@@ -62,11 +61,11 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     // A subject that will not be measured leaves the plan here: no progress lines for runs that will not happen, and
     // an estimate of what is left without them.
     let measured = plan.only_measurable(&outcome.measurable);
-    preflight::announce(&outcome, &measured, &|m| progress.println(m));
+    console::preflight(&outcome.record, &measured.estimate()).into_iter().for_each(|m| progress.println(m));
     progress.preflight_done(&measured.estimate());
     let preflight::Outcome { calibration, subjects, measurable: _, skipped, record } = outcome;
     if measured.subjects.len() < plan.subjects.len() {
-        replan(&mut progress, &measured);
+        progress.replan(&measured);
     }
     let bench = Benchmark {
         schema_version: SCHEMA_VERSION,
@@ -143,35 +142,6 @@ fn go_binary(plan: &Plan) -> Option<String> {
         Kind::Builtin { subject: Go | GoMulti, program, .. } => program.first().cloned(),
         _ => None,
     })
-}
-
-/// The line that says a run is a two-host run, before anything is measured.
-fn two_hosts_line(p: &TwoHosts) -> String {
-    let rtt =
-        p.rtt_ms.as_ref().map_or("not measured".to_string(), |r| format!("{:.3} ms (median of {})", r.median, r.n));
-    format!(
-        "fairpair: two hosts: load from {} ({}), subjects on {} ({}, {}, {} CPUs), round trip {rtt}",
-        env::read_hostname(),
-        p.loader_address,
-        p.server_host,
-        p.server_address,
-        p.server_environment.hostname,
-        p.server_environment.cpus_allowed.len()
-    )
-}
-
-/// Subjects left the plan in preflight: the bar is re-weighted, and the console says what is left.
-fn replan(progress: &mut Progress, revised: &Plan) {
-    let left = revised.estimate();
-    progress.replan(&left);
-    progress.println(format!(
-        "{} load runs, {} open-loop runs, {} memory runs are left for {}; about {} more",
-        revised.load_runs(),
-        revised.open_loop_runs(),
-        revised.memory_runs(),
-        revised.subjects.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
-        minutes(left.total() - left.preflight)
-    ));
 }
 
 /// Writes `benchmark.json` into `dir`: whole, to a temporary file beside it, then renamed over it, so that a reader

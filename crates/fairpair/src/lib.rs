@@ -9,7 +9,7 @@
 //! - `preflight.rs` — between the plan and the runs: verify every subject, then calibrate the plan to the machine
 //!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
 //! - `execute.rs` — runs the revised plan's phases in order (load, open loop, memory) and collects the raw records;
-//!   `progress.rs` shows how far it is, weighted by the plan's estimate.
+//!   `console.rs` shows how far it is, and writes what the console says, weighted by the plan's estimate.
 //! - `measure.rs` — the one run procedure (preflight's calibrations and every phase): a fresh subject, the load
 //!   tool, `/proc` sampled around it; one record out. `store.rs` sizes the store of the POST runs.
 //! - `summary.rs` — statistics and flags, pure functions of the raw records.
@@ -37,6 +37,7 @@ pub mod capacity_phase;
 pub mod charts;
 pub mod command;
 pub mod compare;
+pub mod console;
 pub mod diagnose;
 pub mod env;
 pub mod execute;
@@ -48,7 +49,6 @@ pub mod plan;
 pub mod preflight;
 pub mod presets;
 pub mod procstat;
-pub mod progress;
 pub mod report;
 pub mod schema;
 pub mod stats;

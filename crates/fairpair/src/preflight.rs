@@ -21,16 +21,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::console;
 use crate::measure::{RunSpec, Runner};
 use crate::plan::{CALIBRATION_WARMUP_S, Plan, Scenario};
 use crate::schema::{
-    CapacityBasis, LoaderCapacity, MAX_MAX_USERS, PostCalibration, Preflight, SubjectKind, SubjectRecord, Verification,
+    LoaderCapacity, MAX_MAX_USERS, PostCalibration, Preflight, SubjectKind, SubjectRecord, Verification,
     VerificationStatus,
 };
 use crate::store::{Calibration, bytes_per_user, given_store, size_store};
 use crate::subject::{Kind, SubjectSpec};
-use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, capacity_from, store_sentence};
-use crate::text::{minutes, thousands};
+use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, capacity_from};
 use crate::{procstat, verify};
 
 /// What preflight hands to the runs.
@@ -69,7 +69,7 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         out.measurable[i] = measurable;
         // Said at once, not only in the report: a subject that will not be measured is the first thing to know.
         let verification = &out.subjects.last().expect("verify_one records the subject").verification;
-        if let Some(line) = verdict_line(&spec.name, verification, measurable) {
+        if let Some(line) = console::verdict_line(&spec.name, verification, measurable) {
             (stage.say)(line);
         }
     }
@@ -129,35 +129,6 @@ fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
         let sizing = size_store(&rates, plan.settings.warmup_s + plan.settings.duration_s, bytes, budget);
         out.calibration.store = sizing.clone();
         out.record.store = sizing;
-    }
-}
-
-/// What the console says about a subject's verification; nothing for one the contract does not apply to.
-pub fn verdict_line(name: &str, v: &crate::schema::Verification, measurable: bool) -> Option<String> {
-    let first = v.failures.first().map(|f| format!(", e.g. {f}")).unwrap_or_default();
-    match v.status {
-        VerificationStatus::Passed => {
-            Some(format!("{name}: verified at level {} ({} cases passed)", v.level, v.passed))
-        }
-        VerificationStatus::Failed if measurable => Some(format!(
-            "{name}: FAILED verification at level {} ({} of {} cases{first}); measured anyway (--allow-unverified), \
-             and marked UNVERIFIED in every table and chart",
-            v.level,
-            v.failed,
-            v.passed + v.failed
-        )),
-        VerificationStatus::Failed => Some(format!(
-            "{name}: FAILED verification at level {} ({} of {} cases{first}); it will NOT be measured \
-             (fairpair verify --level {} URL shows why; --allow-unverified measures it anyway)",
-            v.level,
-            v.failed,
-            v.passed + v.failed,
-            v.level
-        )),
-        VerificationStatus::NotApplicable => None,
-        VerificationStatus::DidNotStart => {
-            Some(format!("{name}: DID NOT START ({}); it will NOT be measured", v.failures.join("; ")))
-        }
     }
 }
 
@@ -284,56 +255,6 @@ fn memory_available_kib() -> u64 {
     procstat::kib_field(&text, "MemAvailable").unwrap_or(0)
 }
 
-/// Prints what preflight measured and decided, and the revised estimate (on stderr).
-pub fn announce(outcome: &Outcome, plan: &Plan, say: &dyn Fn(String)) {
-    let r = &outcome.record;
-    for c in &r.loader_capacity {
-        say(format!(
-            "preflight: loader capacity, {} at {} connections: {} requests/s ({}; measured {} against the {} with the \
-             loader {:.0} % busy{})",
-            c.scenario,
-            c.connections,
-            thousands(c.loader_capacity_rps),
-            match c.basis {
-                CapacityBasis::Saturated => "saturated loader",
-                CapacityBasis::Extrapolated => "scaled to a fully busy loader",
-            },
-            thousands(c.measured_rps),
-            c.target,
-            c.loader_cpu_percent,
-            if c.machine_idle { "" } else { "; the machine was busy" }
-        ));
-    }
-    if !r.loader_capacity.is_empty() {
-        say(format!(
-            "preflight: a subject above {LOADER_LIMITED_SHARE_PERCENT:.0} % of that is loader-limited: its ratios are \
-             printed as bounds"
-        ));
-    }
-    for p in &r.post_calibration {
-        say(format!(
-            "preflight: {} rate of {}: {} requests/s at {} connections{}",
-            p.scenario,
-            p.subject,
-            thousands(p.requests_per_sec),
-            p.connections,
-            if p.machine_idle { "" } else { " (the machine was busy)" }
-        ));
-    }
-    if let Some(s) = &r.store {
-        say(format!("preflight: store of the POST runs: {}", store_sentence(s)));
-    }
-    let e = plan.estimate();
-    say(format!(
-        "revised estimate after preflight ({:.0} s): {} left (load {}, open-loop {}, memory {})",
-        r.duration_s,
-        minutes(e.load + e.open_loop + e.memory),
-        minutes(e.load),
-        minutes(e.open_loop),
-        minutes(e.memory)
-    ));
-}
-
 #[cfg(test)]
 mod tests {
     use crate::schema::Verification;
@@ -354,24 +275,30 @@ mod tests {
     #[test]
     fn the_console_says_which_subject_fails_and_that_it_is_not_measured() {
         let failed = verification(VerificationStatus::Failed, contract::Level::Api);
-        let line = verdict_line("mine", &failed, false).unwrap();
+        let line = console::verdict_line("mine", &failed, false).unwrap();
         assert!(
             line.starts_with("mine: FAILED verification at level api (2 of 42 cases, e.g. post-name-empty"),
             "{line}"
         );
         assert!(line.contains("will NOT be measured"), "{line}");
-        let line = verdict_line("mine", &failed, true).unwrap();
+        let line = console::verdict_line("mine", &failed, true).unwrap();
         assert!(line.contains("measured anyway") && line.contains("UNVERIFIED"), "{line}");
         let passed =
-            verdict_line("rust", &verification(VerificationStatus::Passed, contract::Level::Full), true).unwrap();
+            console::verdict_line("rust", &verification(VerificationStatus::Passed, contract::Level::Full), true)
+                .unwrap();
         assert_eq!(passed, "rust: verified at level full (40 cases passed)");
         assert_eq!(
-            verdict_line("ceiling", &verification(VerificationStatus::NotApplicable, contract::Level::Full), true),
+            console::verdict_line(
+                "ceiling",
+                &verification(VerificationStatus::NotApplicable, contract::Level::Full),
+                true
+            ),
             None
         );
     }
 
     use super::*;
+    use crate::schema::CapacityBasis;
     use crate::tools::LoadTool;
     use crate::tools::wrk::Wrk;
 

@@ -1,0 +1,231 @@
+//! Console: what `fairpair run` shows on stderr while it runs. The stages send it what happens: `execute` what is
+//! happening now ([`Progress::status`]), a line that must be seen ([`Progress::println`]) and when a run is over
+//! ([`Progress::ran`]); the lines themselves (a verification's verdict, what preflight measured, the two hosts, what
+//! is left after preflight) are written here, so that what the console says is in one place. It shows a bar on a
+//! terminal and plain lines otherwise. (The plan's announcement and the closing summary table are `plan` and `main`'s;
+//! `fairpair verify URL` prints its own report on stdout.)
+//!
+//! The bar measures the plan's own time estimate: its length is [`Estimate::total`], and each finished run advances it
+//! by that run's share of the estimate ([`Estimate::per_run`]). Both come from `plan/`, so the bar and the printed
+//! estimate cannot drift apart.
+
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::plan::{Estimate, PerRun, Plan};
+use crate::schema::{CapacityBasis, Preflight, TwoHosts, Verification, VerificationStatus};
+use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
+use crate::text::{minutes, thousands};
+
+/// The bar counts tenths of a second, so that short phases still move it.
+const TICKS_PER_S: f64 = 10.0;
+
+/// A phase of the runs, for [`Progress::ran`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Load,
+    OpenLoop,
+    Memory,
+    /// One step of the capacity search.
+    Capacity,
+}
+
+/// The progress bar, or plain lines when stderr is not a terminal.
+pub struct Progress {
+    bar: ProgressBar,
+    /// Whether stderr is a terminal. indicatif draws nothing otherwise, so a run logged to a file or a CI job would
+    /// show no progress at all; then each step is printed as a line instead.
+    tty: bool,
+    /// Seconds of one run of each phase, from the estimate.
+    per_run: PerRun,
+}
+
+fn ticks(seconds: f64) -> u64 {
+    (seconds * TICKS_PER_S) as u64
+}
+
+impl Progress {
+    /// A bar as long as the whole estimate.
+    pub fn new(estimate: &Estimate) -> Progress {
+        let bar = ProgressBar::new(ticks(estimate.total()));
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} ETA {eta} {msg}")
+                .expect("valid template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(250));
+        Progress { bar, tty: std::io::IsTerminal::is_terminal(&std::io::stderr()), per_run: estimate.per_run }
+    }
+
+    /// Preflight is over: its share of the estimate is done.
+    pub fn preflight_done(&self, estimate: &Estimate) {
+        self.bar.inc(ticks(estimate.preflight));
+    }
+
+    /// Subjects left the plan in preflight: what is left of the bar is the new plan's estimate of the runs, their
+    /// weights are the new plan's, and the console says what is left.
+    pub fn replan(&mut self, revised: &Plan) {
+        let left = revised.estimate();
+        self.bar.set_length(self.bar.position() + ticks(left.total() - left.preflight));
+        self.per_run = left.per_run;
+        self.println(format!(
+            "{} load runs, {} open-loop runs, {} memory runs are left for {}; about {} more",
+            revised.load_runs(),
+            revised.open_loop_runs(),
+            revised.memory_runs(),
+            revised.subjects.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
+            minutes(left.total() - left.preflight)
+        ));
+    }
+
+    /// `runs` runs of `phase` are over (done, failed or skipped).
+    pub fn ran(&self, phase: Phase, runs: usize) {
+        self.bar.inc(self.ticks_of(phase, runs));
+    }
+
+    /// `runs` reruns of `phase` are over, runs the plan did not count (a busy machine, a full store): the estimate
+    /// grows by them, and they are done.
+    pub fn reran(&self, phase: Phase, runs: usize) {
+        let more = self.ticks_of(phase, runs);
+        self.bar.set_length(self.bar.length().unwrap_or(0) + more);
+        self.bar.inc(more);
+    }
+
+    fn ticks_of(&self, phase: Phase, runs: usize) -> u64 {
+        let each = match phase {
+            Phase::Load => self.per_run.load,
+            Phase::OpenLoop => self.per_run.open_loop,
+            Phase::Memory => self.per_run.memory,
+            Phase::Capacity => self.per_run.capacity_step,
+        };
+        ticks(each * runs as f64)
+    }
+
+    /// Shows what the run is doing now: on the progress bar, or as a line with the elapsed time and the estimate of
+    /// what is left when stderr is not a terminal.
+    pub fn status(&self, message: String) {
+        if !self.tty {
+            let elapsed = self.bar.elapsed().as_secs();
+            // The bar counts tenths of a second of the plan's estimate: what is left of it is the plan's own
+            // estimate of the time left, steadier than a rate extrapolated from the first few steps.
+            let left = (self.bar.length().unwrap_or(0).saturating_sub(self.bar.position()) as f64 / TICKS_PER_S) as u64;
+            eprintln!(
+                "fairpair: [{:02}:{:02}] {message} (about {} min {:02} s left)",
+                elapsed / 60,
+                elapsed % 60,
+                left / 60,
+                left % 60
+            );
+        }
+        self.bar.set_message(message);
+    }
+
+    /// A line that must be seen: above the bar on a terminal, plainly otherwise (indicatif hides a bar that has no
+    /// terminal, and its `println` with it).
+    pub fn println(&self, message: String) {
+        if self.tty {
+            self.bar.println(format!("fairpair: {message}"));
+        } else {
+            eprintln!("fairpair: {message}");
+        }
+    }
+
+    /// The runs are over: the bar goes.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// What the console says about a subject's verification; nothing for one the contract does not apply to.
+pub fn verdict_line(name: &str, v: &Verification, measurable: bool) -> Option<String> {
+    let first = v.failures.first().map(|f| format!(", e.g. {f}")).unwrap_or_default();
+    match v.status {
+        VerificationStatus::Passed => {
+            Some(format!("{name}: verified at level {} ({} cases passed)", v.level, v.passed))
+        }
+        VerificationStatus::Failed if measurable => Some(format!(
+            "{name}: FAILED verification at level {} ({} of {} cases{first}); measured anyway (--allow-unverified), \
+             and marked UNVERIFIED in every table and chart",
+            v.level,
+            v.failed,
+            v.passed + v.failed
+        )),
+        VerificationStatus::Failed => Some(format!(
+            "{name}: FAILED verification at level {} ({} of {} cases{first}); it will NOT be measured \
+             (fairpair verify --level {} URL shows why; --allow-unverified measures it anyway)",
+            v.level,
+            v.failed,
+            v.passed + v.failed,
+            v.level
+        )),
+        VerificationStatus::NotApplicable => None,
+        VerificationStatus::DidNotStart => {
+            Some(format!("{name}: DID NOT START ({}); it will NOT be measured", v.failures.join("; ")))
+        }
+    }
+}
+
+/// What preflight measured and decided, and the revised estimate: the lines said once preflight is over.
+pub fn preflight(r: &Preflight, e: &Estimate) -> Vec<String> {
+    let mut lines = Vec::new();
+    for c in &r.loader_capacity {
+        lines.push(format!(
+            "preflight: loader capacity, {} at {} connections: {} requests/s ({}; measured {} against the {} with the \
+             loader {:.0} % busy{})",
+            c.scenario,
+            c.connections,
+            thousands(c.loader_capacity_rps),
+            match c.basis {
+                CapacityBasis::Saturated => "saturated loader",
+                CapacityBasis::Extrapolated => "scaled to a fully busy loader",
+            },
+            thousands(c.measured_rps),
+            c.target,
+            c.loader_cpu_percent,
+            if c.machine_idle { "" } else { "; the machine was busy" }
+        ));
+    }
+    if !r.loader_capacity.is_empty() {
+        lines.push(format!(
+            "preflight: a subject above {LOADER_LIMITED_SHARE_PERCENT:.0} % of that is loader-limited: its ratios are \
+             printed as bounds"
+        ));
+    }
+    for p in &r.post_calibration {
+        lines.push(format!(
+            "preflight: {} rate of {}: {} requests/s at {} connections{}",
+            p.scenario,
+            p.subject,
+            thousands(p.requests_per_sec),
+            p.connections,
+            if p.machine_idle { "" } else { " (the machine was busy)" }
+        ));
+    }
+    if let Some(s) = &r.store {
+        lines.push(format!("preflight: store of the POST runs: {}", store_sentence(s)));
+    }
+    lines.push(format!(
+        "revised estimate after preflight ({:.0} s): {} left (load {}, open-loop {}, memory {})",
+        r.duration_s,
+        minutes(e.load + e.open_loop + e.memory),
+        minutes(e.load),
+        minutes(e.open_loop),
+        minutes(e.memory)
+    ));
+    lines
+}
+
+/// The line that says a run is a two-host run, before anything is measured.
+pub fn two_hosts_line(p: &TwoHosts) -> String {
+    let rtt =
+        p.rtt_ms.as_ref().map_or("not measured".to_string(), |r| format!("{:.3} ms (median of {})", r.median, r.n));
+    format!(
+        "fairpair: two hosts: load from {} ({}), subjects on {} ({}, {}, {} CPUs), round trip {rtt}",
+        crate::env::read_hostname(),
+        p.loader_address,
+        p.server_host,
+        p.server_address,
+        p.server_environment.hostname,
+        p.server_environment.cpus_allowed.len()
+    )
+}
