@@ -308,7 +308,7 @@ pub fn sizing_line(objective: &Objective, scenario: &str, subjects: &[(&str, &Se
         ""
     };
     Some(format!(
-        "{scenario}: at {objective} one core of this machine serves {}; {}/s would take {} of them if throughput \
+        "{scenario}: at {objective} one core of this machine serves {}; {}/s would take {}, if throughput \
          scaled linearly with cores, which `rust-multi` / `node-cluster` on a machine with more cores can check{bound_note}.",
         serves.join(", "),
         thousands(target),
