@@ -168,6 +168,22 @@ impl Step {
 }
 
 impl Search {
+    /// Why this search's capacity is a bound (`None`: it is the subject's figure, or there is none), given the
+    /// loader's measured open-loop limit. Decided on the steps' rates, never on their verdicts' words.
+    pub fn bound_by(&self, loader_limit: Option<f64>) -> Option<BoundBy> {
+        let c = self.capacity()?;
+        if loader_limit.is_some_and(|l| c >= LOADER_BOUND_SHARE * l) {
+            return Some(BoundBy::LoaderLimit);
+        }
+        let failed_above = self.steps.iter().filter(|s| !s.passed() && s.rate_asked > c);
+        let lowest = failed_above.map(|s| s.rate_asked).reduce(f64::min);
+        let mut at_lowest = self.steps.iter().filter(|s| Some(s.rate_asked) == lowest && !s.passed());
+        if at_lowest.any(|s| !holds_rate(&s.result, s.rate_asked)) {
+            return Some(BoundBy::RateNotHeldAbove);
+        }
+        (c >= whole(self.upper_rps)).then_some(BoundBy::Upper)
+    }
+
     pub fn capacity(&self) -> Option<f64> {
         match self.outcome {
             Outcome::Found { rps, .. } => Some(rps),
@@ -204,24 +220,6 @@ impl CapacityRecord {
     }
 }
 
-impl Search {
-    /// Why this search's capacity is a bound (`None`: it is the subject's figure, or there is none), given the
-    /// loader's measured open-loop limit. Decided on the steps' rates, never on their verdicts' words.
-    pub fn bound_by(&self, loader_limit: Option<f64>) -> Option<BoundBy> {
-        let c = self.capacity()?;
-        if loader_limit.is_some_and(|l| c >= LOADER_BOUND_SHARE * l) {
-            return Some(BoundBy::LoaderLimit);
-        }
-        let failed_above = self.steps.iter().filter(|s| !s.passed() && s.rate_asked > c);
-        let lowest = failed_above.map(|s| s.rate_asked).reduce(f64::min);
-        let mut at_lowest = self.steps.iter().filter(|s| Some(s.rate_asked) == lowest && !s.passed());
-        if at_lowest.any(|s| !holds_rate(&s.result, s.rate_asked)) {
-            return Some(BoundBy::RateNotHeldAbove);
-        }
-        (c >= whole(self.upper_rps)).then_some(BoundBy::Upper)
-    }
-}
-
 /// Steps a search is expected to take on a quiet machine: the first, one halving, the bisection, the repeat.
 pub fn expected_steps(resolution_percent: f64) -> usize {
     let bisections = (2f64.ln() / (1.0 + resolution_percent / 100.0).ln()).log2().ceil().max(0.0) as usize;
@@ -234,6 +232,7 @@ pub fn expected_steps(resolution_percent: f64) -> usize {
 pub fn max_steps(resolution_percent: f64, quick: bool) -> usize {
     expected_steps(resolution_percent) + usize::from(!quick)
 }
+
 /// A whole rate, at least 1/s (oha takes whole requests per second).
 fn whole(rate: f64) -> f64 {
     rate.round().max(1.0)
