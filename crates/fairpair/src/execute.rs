@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 
 use crate::console::{self, Phase, Progress};
 use crate::measure::{self, Runner};
-use crate::plan::{Plan, Scenario};
+use crate::plan::{Plan, Scenario, capacity::CapacityPlan};
 use crate::schema::*;
 use crate::subject::{Kind, SubjectSpec};
 use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
@@ -309,14 +309,7 @@ impl<'a> Execution<'a> {
                 self.progress.println(
                     "preflight: the loader's open-loop limit (the capacity search against the ceiling)".into(),
                 );
-                let progress = &self.progress;
-                let searcher = capacity_phase::Searcher {
-                    cap,
-                    runner: &self.runner,
-                    status: &|m| progress.status(m),
-                    stepped: &|| progress.ran(Phase::Capacity, 1),
-                };
-                let limit = searcher.search(target, &scenario, upper);
+                let limit = self.search(cap, target, &scenario, upper);
                 self.progress.println(format!("the loader's open-loop limit: {}", limit.figure()));
                 self.bench.capacity.as_mut().expect("set above").loader_limit = Some(limit);
                 self.save();
@@ -326,6 +319,13 @@ impl<'a> Execution<'a> {
         self.bench.skipped.push(format!(
             "the loader's open-loop limit: not measured, so no capacity is printed as a bound of the loader: {why}"
         ));
+    }
+
+    /// One capacity search (see `capacity_phase`), each of its steps shown on the progress bar.
+    fn search(&self, cap: &CapacityPlan, spec: &SubjectSpec, scenario: &Scenario, upper: Option<f64>) -> Search {
+        let (status, stepped) = (|m| self.progress.status(m), || self.progress.ran(Phase::Capacity, 1));
+        let searcher = capacity_phase::Searcher { cap, runner: &self.runner, status: &status, stepped: &stepped };
+        searcher.search(spec, scenario, upper)
     }
 
     /// The capacity search of every subject on every scenario it serves (see `capacity/`).
@@ -345,14 +345,7 @@ impl<'a> Execution<'a> {
                     spec.name, scenario.name
                 ));
             }
-            let progress = &self.progress;
-            let searcher = capacity_phase::Searcher {
-                cap,
-                runner: &self.runner,
-                status: &|m| progress.status(m),
-                stepped: &|| progress.ran(Phase::Capacity, 1),
-            };
-            let search = searcher.search(spec, scenario, upper);
+            let search = self.search(cap, spec, scenario, upper);
             let record = self.bench.capacity.get_or_insert_with(|| cap.record());
             record.searches.push(search);
             record.mark_bounds();

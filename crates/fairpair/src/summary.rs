@@ -41,18 +41,36 @@ pub fn capacity_from(measured_rps: f64, loader_cpu_percent: f64) -> (f64, Capaci
     }
 }
 
+/// The loader's capacity on one cell, as [`cell_capacity`] takes it.
+#[derive(Clone, Debug)]
+pub struct CellCapacity<'a> {
+    /// The capacity the shares are of: preflight's figure, or the fastest run's when that is higher.
+    pub rps: f64,
+    /// What preflight measured against the ceiling.
+    pub preflight_rps: f64,
+    /// The run that raised the capacity above preflight's figure, when one did.
+    pub exceeded_by: Option<&'a LoadRun>,
+}
+
 /// The loader's capacity on a cell: the highest it was seen to reach, preflight's measurement or any run of the cell
 /// (each through [`capacity_from`]); `None` when preflight did not measure the cell. A run above preflight's figure
 /// shows the calibration was wrong (a busy machine, a cold loader), not that a subject beat the loader: a share above
-/// 100 % is never a figure. Returns (capacity, preflight's figure).
-pub fn cell_capacity(runs: &[LoadRun], p: &Preflight, scenario: &str, connections: u32) -> Option<(f64, f64)> {
+/// 100 % is never a figure.
+pub fn cell_capacity<'a>(
+    runs: &'a [LoadRun],
+    p: &Preflight,
+    scenario: &str,
+    connections: u32,
+) -> Option<CellCapacity<'a>> {
     let c = p.loader_capacity.iter().find(|c| c.scenario == scenario && c.connections == connections)?;
-    let reached = runs
-        .iter()
-        .filter(|r| r.scenario == scenario && r.connections == connections)
-        .map(|r| capacity_from(r.requests_per_sec, r.loader_cpu_percent).0)
-        .fold(c.loader_capacity_rps, f64::max);
-    Some((reached, c.loader_capacity_rps))
+    let mut cell = CellCapacity { rps: c.loader_capacity_rps, preflight_rps: c.loader_capacity_rps, exceeded_by: None };
+    for r in runs.iter().filter(|r| r.scenario == scenario && r.connections == connections) {
+        let reached = capacity_from(r.requests_per_sec, r.loader_cpu_percent).0;
+        if reached > cell.rps {
+            (cell.rps, cell.exceeded_by) = (reached, Some(r));
+        }
+    }
+    Some(cell)
 }
 
 /// Each summary's share of the loader's capacity for its scenario and connection count ([`cell_capacity`]), and
@@ -60,14 +78,36 @@ pub fn cell_capacity(runs: &[LoadRun], p: &Preflight, scenario: &str, connection
 pub fn apply_capacity(summaries: &mut [Summary], runs: &[LoadRun], preflight: Option<&Preflight>) {
     let Some(p) = preflight else { return };
     for s in summaries {
-        let Some((capacity, _)) = cell_capacity(runs, p, &s.scenario, s.connections) else { continue };
-        if capacity > 0.0 {
-            let share = s.requests_per_sec.median / capacity * 100.0;
-            s.loader_capacity_rps = Some(capacity);
+        let Some(cell) = cell_capacity(runs, p, &s.scenario, s.connections) else { continue };
+        if cell.rps > 0.0 {
+            let share = s.requests_per_sec.median / cell.rps * 100.0;
+            s.loader_capacity_rps = Some(cell.rps);
             s.loader_capacity_share_percent = Some(share);
             s.loader_limited = share > p.loader_limited_share_percent;
         }
     }
+}
+
+/// Applies [`apply_capacity`] to a file as read. Files written before the capacity took the fastest run into
+/// account hold shares of preflight's figure alone, above 100 % where a run beat it, and loader-limited flags that
+/// say so; their shares are recomputed and those flags redrawn from them (a capacity can only have risen, so a flag
+/// is only ever dropped). A newer file comes out unchanged.
+pub fn reapply_capacity(b: &mut Benchmark) {
+    apply_capacity(&mut b.summaries, &b.runs, b.preflight.as_ref());
+    let summaries = &b.summaries;
+    b.flags.retain_mut(|f| {
+        if f.kind != FlagKind::LoaderLimited {
+            return true;
+        }
+        let cell = summaries.iter().find(|s| {
+            s.subject == f.subject && Some(&s.scenario) == f.scenario.as_ref() && Some(s.connections) == f.connections
+        });
+        match cell.and_then(loader_limited_flag) {
+            Some(redrawn) => *f = redrawn,
+            None => return false,
+        }
+        true
+    });
 }
 
 /// Groups the runs that are throughput figures by subject × scenario × connections, in first-seen order. Runs left
@@ -154,6 +194,17 @@ pub fn summarise_memory(runs: &[MemoryRun]) -> Vec<MemorySummary> {
         .collect()
 }
 
+/// The loader-limited flag of a cell, when its share of the loader's capacity makes it so.
+fn loader_limited_flag(s: &Summary) -> Option<Flag> {
+    let share = s.loader_capacity_share_percent.filter(|_| s.loader_limited)?;
+    let message = format!(
+        "{} {} at {} connections: {share:.0} % of what the load generator can drive here; the figure may be the \
+         loader's, so ratios involving it are bounds (compare CPU per request instead)",
+        s.subject, s.scenario, s.connections
+    );
+    Some(flag(FlagKind::LoaderLimited, &s.subject, Some(&s.scenario), Some(s.connections), message))
+}
+
 /// Every flag of a run, derived from its records: subjects measured unverified, runs left out (unexpected statuses,
 /// a machine busy through its reruns), open-loop rates not reached, and per cell noisy, loader-limited, loader-bound,
 /// errors, non-2xx, busy machine, steal. The one flag raised elsewhere is a failed run, which leaves no record but
@@ -185,12 +236,7 @@ pub fn flags(bench: &Benchmark) -> Vec<Flag> {
                 format!("{cell}: throughput varies by {:.1} % (CV) across {}", cv * 100.0, runs(s)),
             ));
         }
-        if let (true, Some(share)) = (s.loader_limited, s.loader_capacity_share_percent) {
-            out.push(at(FlagKind::LoaderLimited, format!(
-                "{cell}: {share:.0} % of what the load generator can drive here; the figure may be the loader's, so \
-                 ratios involving it are bounds (compare CPU per request instead)"
-            )));
-        }
+        out.extend(loader_limited_flag(s));
         if s.loader_bound_runs > 0 {
             out.push(at(FlagKind::LoaderBound, format!(
                 "{cell}: the load generator used ≥ {LOADER_BOUND_PERCENT:.0} % of its CPUs in {} of {}; the figure may be the tool's limit",
@@ -423,10 +469,55 @@ mod tests {
         };
         apply_capacity(&mut s, &runs, Some(&p));
         // 120,000/s with the loader 80 % busy: the loader can drive 150,000/s, whatever preflight saw.
-        assert_eq!(cell_capacity(&runs, &p, "post", 50), Some((150_000.0, 50_000.0)));
+        let cell = cell_capacity(&runs, &p, "post", 50).unwrap();
+        assert_eq!((cell.rps, cell.preflight_rps), (150_000.0, 50_000.0));
+        assert_eq!(cell.exceeded_by.map(|r| r.subject.as_str()), Some("rust"));
         assert_eq!((s[0].loader_capacity_rps, s[0].loader_capacity_share_percent), (Some(150_000.0), Some(80.0)));
         assert!(!s[0].loader_limited, "80 % is the threshold, not above it");
         assert!(s.iter().all(|s| s.loader_capacity_share_percent.unwrap() <= 100.0));
+    }
+
+    #[test]
+    fn a_file_with_shares_of_preflight_alone_is_read_with_the_capacity_the_runs_reached() {
+        // As a file written before the fastest run counted: shares of preflight's 50,000/s, rust at 240 %.
+        let mut fast = run("rust", 120_000.0, 0, false);
+        fast.loader_cpu_percent = 100.0;
+        let runs = vec![fast, run("node", 20_000.0, 0, false)];
+        let mut summaries = summarise(&runs);
+        for s in &mut summaries {
+            let share = s.requests_per_sec.median / 50_000.0 * 100.0;
+            (s.loader_capacity_rps, s.loader_capacity_share_percent, s.loader_limited) =
+                (Some(50_000.0), Some(share), true);
+        }
+        let p = Preflight {
+            loader_capacity: vec![LoaderCapacity {
+                scenario: "post".into(),
+                connections: 50,
+                target: "ceiling".into(),
+                command: String::new(),
+                loader_capacity_rps: 50_000.0,
+                measured_rps: 50_000.0,
+                loader_cpu_percent: 95.0,
+                basis: CapacityBasis::Saturated,
+                machine_idle: false,
+            }],
+            loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT,
+            ..Preflight::default()
+        };
+        let mut b = Benchmark { runs, summaries, preflight: Some(p), ..empty_bench() };
+        b.flags = flags(&b);
+        let limited = |b: &Benchmark| -> Vec<String> {
+            b.flags.iter().filter(|f| f.kind == FlagKind::LoaderLimited).map(|f| f.message.clone()).collect()
+        };
+        assert!(limited(&b)[0].starts_with("rust post at 50 connections: 240 % of what"), "{:?}", limited(&b));
+        let others = b.flags.len() - limited(&b).len();
+        reapply_capacity(&mut b);
+        let shares: Vec<f64> = b.summaries.iter().filter_map(|s| s.loader_capacity_share_percent).collect();
+        assert_eq!(shares, [100.0, 20_000.0 / 120_000.0 * 100.0]);
+        // rust is still loader-limited (at 100 %, said so), node no longer; no other flag is touched.
+        assert_eq!(limited(&b).len(), 1, "{:?}", limited(&b));
+        assert!(limited(&b)[0].starts_with("rust post at 50 connections: 100 % of what"), "{:?}", limited(&b));
+        assert_eq!(b.flags.len() - 1, others);
     }
 
     fn empty_bench() -> Benchmark {

@@ -1,13 +1,15 @@
 //! The capacity search against real services (`tests/fixtures/service-time.mjs`, one Node worker): a fixed 2 ms
-//! service time, whose maximum is below 500 requests/s once Node's own work per request is added, must get a
-//! capacity between 80 % and 100 % of the maximum the same run measured; a service that sleeps 20 ms per request
-//! meets p99 ≤ 10 ms at no rate. Each step of the search is checked: the capacity's step met the objective and
-//! every failing step is above it (or the figure is a loader bound).
+//! service time, Node's own work per request included (500 requests/s when arrivals are evenly paced), must get a
+//! capacity at p99 ≤ 10 ms within 450–500/s; a service that sleeps 20 ms per request meets p99 ≤ 10 ms at no rate.
+//! Each step of the search is checked: the capacity's step met the objective and every failing step is above it (or
+//! the figure is a loader bound).
 //!
 //! Needs oha (the search's load tool), wrk (the closed-loop runs that give the search its upper bound) and node; CI
-//! has no oha (compiling it takes 7–10 minutes), so there these tests are listed as skipped. The 2 ms test is also
-//! listed as skipped when a step began on a busy machine (a shared one): its figure would be the machine's. The
-//! search's logic is covered without oha by the unit tests of `capacity/`, against a simulated subject.
+//! has no oha (compiling it takes 7–10 minutes), so there these tests are listed as skipped. The runs keep the
+//! harness's idle check: when a step of the 2 ms search began on a machine it flagged busy, that search's figure is
+//! the machine's, so the test checks what holds on any machine (the verdicts of the steps) and lists the 450–500/s
+//! check as skipped, with the figure it found. The search's logic is covered without oha by the unit tests of
+//! `capacity/`, against a simulated subject.
 
 mod common;
 
@@ -35,9 +37,6 @@ fn search(test: &str, mode: &str, ms: u32) -> Option<(Search, String)> {
     let output = Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .args(["run", "--subjects", "", "--subject", &subject, "--scenarios", "get", "--slo", "p99=10ms"])
         .args(["--connections", "50", "--duration", "3", "--warmup", "1", "--repeats", "1", "--memory-repeats", "0"])
-        // The closed-loop run only seeds the search: on a machine kept busy by others it would be rerun and left out,
-        // and the search would have nothing to start below.
-        .args(["--idle-threshold", "100"])
         .args(["--allow-unverified", "--level", "api", "--idle-wait", "0.5", "--ceiling"])
         .arg(common::sibling_binary("ceiling"))
         .arg("--out")
@@ -60,29 +59,35 @@ fn search(test: &str, mode: &str, ms: u32) -> Option<(Search, String)> {
 }
 
 #[test]
-fn a_fixed_2ms_service_time_is_found_just_below_its_maximum() {
-    let Some((search, stderr)) = search("a_fixed_2ms_service_time_is_found_just_below_its_maximum", "busy", 2) else {
+fn a_fixed_2ms_service_time_is_found_within_450_to_500_per_second() {
+    let test = "a_fixed_2ms_service_time_is_found_within_450_to_500_per_second";
+    let Some((search, stderr)) = search(test, "busy", 2) else {
         return;
     };
-    // A capacity is the machine's as much as the service's: on a machine other processes keep busy (the harness's
-    // idle check failed before a step), the figure says nothing about the service, so the test says so and stops.
+    // What holds on any machine: the capacity's own steps met the objective, and every step that missed it asked
+    // for more (or the figure is a bound).
+    let rps = search.capacity();
+    if let Some(rps) = rps {
+        assert!(search.steps.iter().filter(|s| s.rate_asked == rps).all(|s| s.passed()), "{search:#?}");
+        assert!(search.steps.iter().filter(|s| !s.passed()).all(|s| s.rate_asked > rps) || search.bound, "{search:#?}");
+        assert!(search.bound || search.steps.iter().any(|s| !s.passed()), "a failing step above it: {search:#?}");
+    }
+    // A capacity is the machine's as much as the service's: when the harness's idle check flagged a step (other
+    // processes busy when it began), the figure says nothing about the service, so the range is not checked, and
+    // the test says so instead of passing.
     let busy = search.steps.iter().filter(|s| !s.result.machine_idle).count();
     if busy > 0 {
-        let why = format!("{busy} of {} steps began on a busy machine; no capacity can be checked", search.steps.len());
-        testkit::skip("a_fixed_2ms_service_time_is_found_just_below_its_maximum", Need::IdleMachine, &why);
+        let why = format!(
+            "{busy} of {} steps began on a machine the harness flagged busy (it found {}): the 450–500/s check \
+             needs a quiet one",
+            search.steps.len(),
+            search.figure()
+        );
+        testkit::skip(test, Need::IdleMachine, &why);
         return;
     }
-    let Outcome::Found { rps, .. } = search.outcome else { panic!("{search:#?}\n{stderr}") };
-    // The service's own maximum is below 500/s: Node's parsing and writing come on top of the 2 ms of work (on a quiet
-    // 2-vCPU machine its closed-loop throughput was 438/s, and the capacity at p99 ≤ 10 ms 379/s). So the capacity is
-    // checked against the maximum the same run measured, not against 450–500/s.
-    let max = search.upper_rps;
-    assert!((300.0..=525.0).contains(&max), "the 2 ms service's closed-loop maximum: {max}/s\n{stderr}");
-    assert!((0.8 * max..=max).contains(&rps), "capacity {rps}/s against a maximum of {max}/s: {search:#?}\n{stderr}");
-    // The capacity's own steps met the objective, and every step that missed it asked for more.
-    assert!(search.steps.iter().filter(|s| s.rate_asked == rps).all(|s| s.passed()), "{search:#?}");
-    assert!(search.steps.iter().filter(|s| !s.passed()).all(|s| s.rate_asked > rps) || search.bound, "{search:#?}");
-    assert!(search.bound || search.steps.iter().any(|s| !s.passed()), "a failing step above it: {search:#?}");
+    let Some(rps) = rps else { panic!("no capacity on a quiet machine: {search:#?}\n{stderr}") };
+    assert!((450.0..=500.0).contains(&rps), "capacity {rps}/s, not within 450–500/s: {search:#?}\n{stderr}");
 }
 
 #[test]

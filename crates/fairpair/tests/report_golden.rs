@@ -165,3 +165,27 @@ fn the_console_ends_with_the_summary_s_verdicts() {
     assert!(md.contains("| get, 8 connections | 0.88× (within the noise) |"), "{md}");
     assert!(lines.iter().any(|l| l.contains("memory and start-up: idle RSS 1.00× (within the noise)")), "{lines:?}");
 }
+
+#[test]
+fn the_summary_gives_the_capacity_in_the_row_of_its_search_bounds_as_bounds() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    let column = |bench: &fairpair::schema::Benchmark, place: &str| {
+        let lines = report::verdict_lines(bench);
+        let line = lines.iter().find(|l| l.starts_with(&format!("node / rust, {place}:"))).unwrap().clone();
+        line.split("; capacity at the SLO ").nth(1).unwrap_or_else(|| panic!("{line}")).to_string()
+    };
+    // Searched at 50 connections: rust 1,385/s and node 766/s on POST; on GET no rate met the objective.
+    assert_eq!(column(&bench, "post, 50 connections"), "0.55× (one search each: noise not measured)");
+    assert_eq!(column(&bench, "post, 300 connections"), "—");
+    assert!(column(&bench, "get, 50 connections").starts_with("node: no rate meets the objective"));
+    let capacity = bench.capacity.as_mut().unwrap();
+    capacity.searches.iter_mut().find(|s| s.subject == "node" && s.scenario == "post").unwrap().bound = true;
+    assert_eq!(column(&bench, "post, 50 connections"), "≥ 0.55× (a lower bound: node's capacity is a bound)");
+    let capacity = bench.capacity.as_mut().unwrap();
+    capacity.searches.iter_mut().find(|s| s.subject == "rust" && s.scenario == "post").unwrap().bound = true;
+    assert_eq!(column(&bench, "post, 50 connections"), "no ratio (both held by the loader)");
+    // A run without the search has no capacity column.
+    bench.capacity = None;
+    assert!(!report::verdict_lines(&bench).iter().any(|l| l.contains("capacity")));
+}

@@ -1,7 +1,7 @@
 //! The run procedure's decisions, end to end with tiny runs: a run on a machine kept busy is rerun and then left out;
 //! a subject that exits before it is ready is left out while the others are measured; a service fairpair did not
-//! start is neither pinned nor counted as the machine's other processes. Needs wrk and python3 (CI has both); fails,
-//! rather than passes, without them.
+//! start is neither pinned nor counted as the machine's other processes, so that one burning CPU while it serves is
+//! not flagged busy by its own CPU. Needs wrk and python3 (CI has both); fails, rather than passes, without them.
 //!
 //! The tests run one at a time (a lock): the CPU hog of one would make every other's machine busy.
 
@@ -132,4 +132,53 @@ fn a_running_service_is_said_to_be_uncontrolled_and_its_cpu_is_its_own() {
         "{:?}",
         bench.skipped
     );
+}
+
+/// This machine's CPUs, as `/proc/stat` counts them: the busy figure is a share of all of them.
+fn machine_cpus() -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap();
+    stat.lines().filter(|l| l.starts_with("cpu") && l.as_bytes().get(3).is_some_and(u8::is_ascii_digit)).count() as f64
+}
+
+/// The share of the machine's CPUs busy over two seconds (idle and iowait ticks are idle), as fairpair counts it.
+fn machine_busy_percent() -> f64 {
+    let ticks = || -> (u64, u64) {
+        let stat = std::fs::read_to_string("/proc/stat").unwrap();
+        let fields: Vec<u64> =
+            stat.lines().next().unwrap().split_whitespace().skip(1).map(|f| f.parse().unwrap()).collect();
+        let total: u64 = fields.iter().take(8).sum();
+        (total - fields[3] - fields[4], total)
+    };
+    let (busy, total) = ticks();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let (busy_after, total_after) = ticks();
+    (busy_after - busy) as f64 / (total_after - total).max(1) as f64 * 100.0
+}
+
+#[test]
+fn a_running_service_that_burns_cpu_while_serving_does_not_make_its_own_runs_busy() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    // The Python service answers on one thread at a time (the GIL), so under wrk it keeps up to one CPU busy. The
+    // threshold is what the machine's other processes use now plus half of one CPU's share of the machine: below
+    // what the service adds, so that its runs would be busy (rerun twice, then left out) if its CPU counted as the
+    // other processes', and a margin of that half CPU for the others to vary (other engineers' builds here).
+    let (cpus, background) = (machine_cpus(), machine_busy_percent());
+    let margin = 50.0 / cpus;
+    let threshold = background + margin;
+    assert!(threshold < 90.0, "the machine is too busy for this test: {background:.0} % of it in use before it began");
+    let (_service, url) = start_service();
+    let subject = format!("svc={url}");
+    let threshold_arg = format!("{threshold:.1}");
+    let args = ["--subjects", "", "--subject", &subject, "--level", "api", "--idle-threshold", &threshold_arg];
+    let (output, bench, dir) = run("busy-service", &args);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let runs: Vec<String> = bench.runs.iter().map(|r| format!("{:?}", (r.other_cpu_percent, &r.left_out))).collect();
+    let kept = bench.runs.iter().find(|r| r.left_out.is_none());
+    let kept = kept.unwrap_or_else(|| panic!("left out (threshold {threshold:.0} %): {runs:?}"));
+    let service_percent = kept.server_cpu_ms / (kept.duration_s * 1000.0 * cpus) * 100.0;
+    assert!(service_percent > margin, "the service burned {service_percent:.0} % of the machine while serving");
+    assert!(kept.other_cpu_percent <= threshold, "{kept:?}");
+    assert!(bench.flags.iter().all(|f| f.kind != FlagKind::BusyMachine), "{:?}", bench.flags);
+    let report = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(report.contains("svc: running services fairpair neither started nor pinned"), "{report}");
 }

@@ -16,9 +16,12 @@
 //! - It bisects (geometrically) between the last passing and the first failing rate until they are within the
 //!   resolution, then repeats the passing rate. When the repeat fails, that rate counts as failing and the search
 //!   starts again below it (halving, then bisecting): a capacity has passed twice, and the rate one resolution step
-//!   above it has failed. After [`MAX_STEPS`] it stops, with the last passing rate marked unconfirmed.
-//! - A capacity of at least [`LOADER_BOUND_SHARE`] of the loader's own open-loop limit (the same search against the
-//!   `ceiling`, in preflight) is the loader's figure as much as the subject's: it is printed as a bound, `≥ N/s`.
+//!   above it has failed. After `max_steps` (a setting, so that the estimate can budget every search at its cap:
+//!   [`max_steps`]) it stops, and reports its last passing rate below every failing one, marked unconfirmed.
+//! - A capacity is printed as a bound, `≥ N/s`, for a [`BoundBy`] reason: it is at least [`LOADER_BOUND_SHARE`] of
+//!   the loader's own open-loop limit (the same search against the `ceiling`, in preflight); or the step that failed
+//!   just above it did not hold its rate (the loader's limit reached first, measured or not); or it is the upper
+//!   bound itself.
 //!
 //! Nothing here runs anything: `capacity_phase.rs` runs the search through the run procedure. It lives outside this
 //! module because it uses the plan, which uses this module (the search's step count for the estimate).
@@ -42,8 +45,20 @@ pub const LOWEST_FRACTION: f64 = 1.0 / 16.0;
 pub const ACHIEVED_SHARE: f64 = 0.95;
 /// A capacity at or above this share of the loader's open-loop limit is printed as a bound.
 pub const LOADER_BOUND_SHARE: f64 = 0.8;
-/// No search runs more steps than this (a noisy machine that keeps failing repeats stops here).
-pub const MAX_STEPS: usize = 16;
+
+/// Why a capacity is a lower bound rather than the subject's figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoundBy {
+    /// It is at least [`LOADER_BOUND_SHARE`] of the loader's measured open-loop limit.
+    LoaderLimit,
+    /// The lowest failing step above it achieved under [`ACHIEVED_SHARE`] of its rate. No step asks more than the
+    /// subject served in its closed-loop run (or probe) of the same run, so a rate not achieved there was held
+    /// back by the loader, and the rate above the capacity may have failed for the loader's sake, not the
+    /// subject's. This holds when the loader's limit was not measured (`--quick`), where `LoaderLimit` cannot.
+    RateNotHeldAbove,
+    /// It is the upper bound itself: no rate above it was tried.
+    Upper,
+}
 
 impl Percentile {
     pub fn label(self) -> &'static str {
@@ -120,11 +135,16 @@ impl Objective {
         if r.errors + r.unexpected + r.aborted > 0 {
             why.push(format!("{} errors, {} unexpected statuses, {} aborted", r.errors, r.unexpected, r.aborted));
         }
-        if r.achieved_rps < ACHIEVED_SHARE * asked {
+        if !holds_rate(r, asked) {
             why.push(format!("achieved {}/s of {}/s", thousands(r.achieved_rps), thousands(asked)));
         }
         (!why.is_empty()).then(|| why.join("; "))
     }
+}
+
+/// Whether a step achieved its rate (at least [`ACHIEVED_SHARE`] of it).
+fn holds_rate(r: &StepResult, asked: f64) -> bool {
+    r.achieved_rps >= ACHIEVED_SHARE * asked
 }
 
 /// `10ms`, `500us`, `0.5s` → milliseconds.
@@ -148,6 +168,22 @@ impl Step {
 }
 
 impl Search {
+    /// Why this search's capacity is a bound (`None`: it is the subject's figure, or there is none), given the
+    /// loader's measured open-loop limit. Decided on the steps' rates, never on their verdicts' words.
+    pub fn bound_by(&self, loader_limit: Option<f64>) -> Option<BoundBy> {
+        let c = self.capacity()?;
+        if loader_limit.is_some_and(|l| c >= LOADER_BOUND_SHARE * l) {
+            return Some(BoundBy::LoaderLimit);
+        }
+        let failed_above = self.steps.iter().filter(|s| !s.passed() && s.rate_asked > c);
+        let lowest = failed_above.map(|s| s.rate_asked).reduce(f64::min);
+        let mut at_lowest = self.steps.iter().filter(|s| Some(s.rate_asked) == lowest && !s.passed());
+        if at_lowest.any(|s| !holds_rate(&s.result, s.rate_asked)) {
+            return Some(BoundBy::RateNotHeldAbove);
+        }
+        (c >= whole(self.upper_rps)).then_some(BoundBy::Upper)
+    }
+
     pub fn capacity(&self) -> Option<f64> {
         match self.outcome {
             Outcome::Found { rps, .. } => Some(rps),
@@ -158,7 +194,8 @@ impl Search {
     pub fn figure(&self) -> String {
         match &self.outcome {
             Outcome::Found { rps, confirmed: false, .. } => {
-                format!("{}/s (unconfirmed: the search ran out of steps before a repeat passed)", thousands(*rps))
+                let at_least = if self.bound { "≥ " } else { "" };
+                format!("{at_least}{}/s (unconfirmed: the search reached its cap of steps)", thousands(*rps))
             }
             Outcome::Found { rps, .. } if self.bound => format!("≥ {}/s", thousands(*rps)),
             Outcome::Found { rps, .. } => format!("{}/s", thousands(*rps)),
@@ -174,21 +211,26 @@ impl CapacityRecord {
     pub fn loader_limit_rps(&self) -> Option<f64> {
         self.loader_limit.as_ref().and_then(Search::capacity)
     }
-    /// Marks as a bound every capacity at or above [`LOADER_BOUND_SHARE`] of the loader's limit, or at its upper
-    /// bound.
+    /// Marks as a bound every capacity that has a [`BoundBy`] reason.
     pub fn mark_bounds(&mut self) {
         let limit = self.loader_limit_rps();
         for s in &mut self.searches {
-            let near_loader = matches!((s.capacity(), limit), (Some(c), Some(l)) if c >= LOADER_BOUND_SHARE * l);
-            s.bound = near_loader || s.capacity().is_some_and(|c| c >= whole(s.upper_rps));
+            s.bound = s.bound_by(limit).is_some();
         }
     }
 }
 
-/// Steps a search is expected to take, for the estimate: the first, one halving, the bisection, the repeat.
+/// Steps a search is expected to take on a quiet machine: the first, one halving, the bisection, the repeat.
 pub fn expected_steps(resolution_percent: f64) -> usize {
     let bisections = (2f64.ln() / (1.0 + resolution_percent / 100.0).ln()).log2().ceil().max(0.0) as usize;
     3 + bisections
+}
+
+/// The cap of one search's steps, which the estimate budgets for every search: the expected steps and one more (a
+/// second halving, or a failed repeat and its fallback), or exactly the expected steps under `--quick`, whose whole
+/// run must fit two minutes. A noisy machine took 10–16 steps a search; that time is what the cap bounds.
+pub fn max_steps(resolution_percent: f64, quick: bool) -> usize {
+    expected_steps(resolution_percent) + usize::from(!quick)
 }
 
 /// A whole rate, at least 1/s (oha takes whole requests per second).
@@ -218,8 +260,11 @@ pub fn search(
     // capacity next to it is accepted, so that every capacity has a failing step above it (or is a bound).
     let (mut rate, mut hi, mut lo) = (first, None::<f64>, None::<f64>);
     let outcome = loop {
-        if let Some(last) = steps.last().filter(|_| steps.len() >= MAX_STEPS) {
-            break match lo {
+        if let Some(last) = steps.last().filter(|_| steps.len() >= settings.max_steps) {
+            // At the cap: the last passing rate, or (after a failed repeat reset it) the highest passing rate below
+            // the failing one, unconfirmed.
+            let below = |hi: f64| steps.iter().filter(move |s| s.passed() && s.rate_asked < hi).map(|s| s.rate_asked);
+            break match lo.or_else(|| below(hi.unwrap_or(f64::INFINITY)).reduce(f64::max)) {
                 Some(rps) => Outcome::Found { rps, spread_percent: 0.0, confirmed: false },
                 None => Outcome::NoRate { lowest_rps: last.rate_asked },
             };
@@ -364,8 +409,15 @@ mod tests {
         }
     }
 
+    /// The search's settings, with a cap of steps that does not cut the searches short (the cap has its own test).
     fn settings(resolution_percent: f64) -> SearchSettings {
-        SearchSettings { objective: Objective::default(), resolution_percent, step_s: 5, warmup_s: 1, connections: 50 }
+        let objective = Objective::default();
+        SearchSettings { objective, resolution_percent, step_s: 5, warmup_s: 1, connections: 50, max_steps: 16 }
+    }
+
+    fn search_of(subject: &str, upper_rps: f64, (steps, outcome): (Vec<Step>, Outcome)) -> Search {
+        let (subject, scenario, upper_from) = (subject.into(), "get".into(), "closed-loop".into());
+        Search { subject, scenario, upper_rps, upper_from, steps, outcome, bound: false }
     }
 
     #[test]
@@ -414,22 +466,13 @@ mod tests {
         // latencies grow, so the search ends near the loader's limit and not at the server's 500/s.
         let sim = Simulated { service_ms: 2.0, loader_limit: 300.0, duration_s: 5.0 };
         let set = settings(5.0);
-        let (limit_steps, limit) = search(1_000.0, &set, |r| sim.step(r));
-        let (steps, outcome) = search(500.0, &set, |r| sim.step(r));
-        let search_of = |subject: &str, steps, outcome| Search {
-            subject: subject.into(),
-            scenario: "get".into(),
-            upper_rps: 500.0,
-            upper_from: "closed-loop".into(),
-            steps,
-            outcome,
-            bound: false,
-        };
+        let limit = search_of("ceiling", 1_000.0, search(1_000.0, &set, |r| sim.step(r)));
+        let rust = search_of("rust", 500.0, search(500.0, &set, |r| sim.step(r)));
         let mut record = CapacityRecord {
             settings: set.clone(),
             tool: crate::kinds::Tool::Oha,
-            loader_limit: Some(search_of("ceiling", limit_steps, limit)),
-            searches: vec![search_of("rust", steps, outcome)],
+            loader_limit: Some(limit),
+            searches: vec![rust],
         };
         record.mark_bounds();
         let rust = &record.searches[0];
@@ -437,6 +480,50 @@ mod tests {
         assert!(rust.figure().starts_with("≥ "), "{}", rust.figure());
         let line = sizing_line(&set.objective, "get", &[("rust", rust)], 100_000.0).unwrap();
         assert!(line.contains("at most") && line.contains("upper bound"), "{line}");
+    }
+
+    #[test]
+    fn a_capacity_below_a_rate_the_loader_did_not_hold_is_a_bound_with_no_limit_measured() {
+        // As a `--quick` run saw it (25 % resolution, the loader's limit not measured): rust served 131,018/s in its
+        // closed-loop run, and its first step of 117,916/s achieved about 107,000/s, the loader's most. The capacity
+        // below that step is the loader's figure, whatever the words of the step's verdict.
+        let sim = Simulated { service_ms: 0.004, loader_limit: 107_000.0, duration_s: 1.0 };
+        let mut record = CapacityRecord {
+            settings: settings(25.0),
+            tool: crate::kinds::Tool::Oha,
+            loader_limit: None,
+            searches: vec![search_of("rust", 131_018.0, search(131_018.0, &settings(25.0), |r| sim.step(r)))],
+        };
+        record.mark_bounds();
+        let rust = &record.searches[0];
+        assert_eq!(rust.bound_by(None), Some(BoundBy::RateNotHeldAbove), "{rust:#?}");
+        assert!(rust.bound && rust.figure().starts_with("≥ "), "{}", rust.figure());
+        // A subject whose step above its capacity held the rate and missed the latency is its own figure.
+        let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+        let two_ms = search_of("svc", 520.0, search(520.0, &settings(5.0), |r| sim.step(r)));
+        assert!(two_ms.capacity().is_some() && two_ms.bound_by(None).is_none(), "{two_ms:#?}");
+    }
+
+    #[test]
+    fn a_search_at_its_cap_reports_its_last_passing_rate_unconfirmed() {
+        // Every repeat fails (a noisy machine): the search stops at its cap with the highest rate that passed below
+        // every failing one, and says it is unconfirmed.
+        let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
+        let (mut seen, sim) = (Vec::new(), Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 });
+        let (steps, outcome) = search(2_000.0, &set, |r| {
+            let mut result = sim.step(r)?;
+            if seen.contains(&r) {
+                result.latency.p99_ms = 50.0;
+            }
+            seen.push(r);
+            Ok(result)
+        });
+        assert_eq!(steps.len(), 8, "{steps:#?}");
+        let Outcome::Found { rps, confirmed: false, .. } = outcome else { panic!("{outcome:?}: {steps:#?}") };
+        assert!(steps.iter().any(|s| s.passed() && s.rate_asked == rps), "{steps:#?}");
+        assert!(steps.iter().filter(|s| !s.passed()).all(|s| s.rate_asked >= rps), "{steps:#?}");
+        let s = search_of("svc", 2_000.0, (steps, outcome));
+        assert!(s.figure().contains("unconfirmed: the search reached its cap of steps"), "{}", s.figure());
     }
 
     #[test]
@@ -498,5 +585,6 @@ mod tests {
     fn the_estimate_counts_the_bisection() {
         assert_eq!(expected_steps(5.0), 7);
         assert_eq!(expected_steps(25.0), 5);
+        assert_eq!((max_steps(5.0, false), max_steps(25.0, true)), (8, 5));
     }
 }

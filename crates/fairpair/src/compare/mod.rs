@@ -458,7 +458,8 @@ mod tests {
                 bound,
             };
             let (objective, resolution_percent) = (Objective::default(), 5.0);
-            let settings = SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50 };
+            let settings =
+                SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50, max_steps: 8 };
             let mut b = file(Vec::new());
             b.memory_summaries.clear();
             b.capacity = Some(CapacityRecord {

@@ -268,7 +268,14 @@ mod tests {
         };
         let (objective, resolution_percent) = (Objective::default(), 5.0);
         b.capacity = Some(CapacityRecord {
-            settings: SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50 },
+            settings: SearchSettings {
+                objective,
+                resolution_percent,
+                step_s: 4,
+                warmup_s: 1,
+                connections: 50,
+                max_steps: 8,
+            },
             tool: crate::kinds::Tool::Oha,
             loader_limit: None,
             searches: vec![search("rust", 30_000.0, false), search("mine", 8_000.0, true)],

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::{Plan, RUN_OVERHEAD_S, Scenario};
 use crate::args::RunArgs;
-use crate::capacity::{CapacityRecord, Objective, SearchSettings, check_resolution, expected_steps};
+use crate::capacity::{CapacityRecord, Objective, SearchSettings, check_resolution, max_steps};
 use crate::kinds::{BuiltinScenario, Tool};
 use crate::subject::SubjectSpec;
 use crate::usage;
@@ -64,6 +64,7 @@ pub fn plan(
             step_s,
             warmup_s: if q { 0 } else { 1 },
             connections,
+            max_steps: max_steps(resolution_percent, q),
         },
         scenarios: names,
         only: args.capacity_only,
@@ -89,12 +90,13 @@ impl CapacityPlan {
         (s.warmup_s + s.step_s) as f64 + RUN_OVERHEAD_S + idle
     }
 
-    /// Estimated seconds of the whole phase: the searches and the loader's limit, each the expected steps, plus a
-    /// probe per search under `--capacity-only`.
+    /// Estimated seconds of the whole phase: the searches and the loader's limit, each at its cap of steps (so the
+    /// estimate is an upper bound on the steps, however noisy the machine), plus a probe per search under
+    /// `--capacity-only`.
     pub fn seconds(&self, plan: &Plan, idle: f64) -> f64 {
         let limit = self.loader_limit && plan.capacity_target.is_some();
         let searches = (self.searches(plan).len() + usize::from(limit)) as f64;
-        let steps = expected_steps(self.settings.resolution_percent) as f64;
+        let steps = self.settings.max_steps as f64;
         let probe = if self.only { self.probe_s as f64 + 1.0 + RUN_OVERHEAD_S + idle } else { 0.0 };
         searches * (steps * self.step_seconds(idle) + probe)
     }

@@ -37,11 +37,12 @@ impl Plan {
         );
         if let Some(c) = &plan.capacity {
             eprintln!(
-                "fairpair: capacity at {} for {} subject × scenario pairs: {} % resolution, {} s steps",
+                "fairpair: capacity at {} for {} subject × scenario pairs: {} % resolution, {} s steps, at most {} a search",
                 c.settings.objective,
                 c.searches(plan).len(),
                 c.settings.resolution_percent,
-                c.settings.step_s
+                c.settings.step_s,
+                c.settings.max_steps
             );
         }
         if let Some(note) = e.dominant_note() {

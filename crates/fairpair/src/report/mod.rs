@@ -41,11 +41,12 @@ use format::cells;
 use sections::{figures, notes, setup, summary, verdicts};
 
 /// Reads a `benchmark.json` of this schema version or of version 1 (upgraded: see [`schema::upgrade_from_v1`]),
-/// refusing any other. Any problem with the file is the user's input: a one-line error, exit 2.
+/// refusing any other, with the loader's capacity taken as today's rule takes it
+/// ([`crate::summary::reapply_capacity`]). Any problem with the file is the user's input: a one-line error, exit 2.
 pub fn load(path: &Path) -> Result<Benchmark> {
     let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
     let path = path.display();
-    schema::read(&text, crate::summary::summarise).map_err(|e| {
+    let mut bench = schema::read(&text, crate::summary::summarise).map_err(|e| {
         usage(match e {
             ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
             ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
@@ -54,7 +55,9 @@ pub fn load(path: &Path) -> Result<Benchmark> {
             }
             ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
         })
-    })
+    })?;
+    crate::summary::reapply_capacity(&mut bench);
+    Ok(bench)
 }
 
 /// Turns a [`Document`] into one file format; a new format is one more implementation, listed in [`RENDERERS`].
@@ -277,6 +280,25 @@ mod tests {
         let (md, _) = render(&with_capacity(100_000.0));
         assert!(md.contains("| 0.88× |") && md.contains("| 8 % | 0.88× |"), "{md}");
         assert!(!md.contains("| ≥") && !md.contains("a bound, not") && !md.contains("(the headline"), "{md}");
+    }
+
+    #[test]
+    fn a_run_faster_than_preflight_measured_is_said_and_no_share_is_above_100_percent() {
+        // Preflight measured 10,000/s; the ceiling's fastest run reached 11,582/s with the loader fully busy.
+        let (md, _) = render(&with_capacity(10_000.0));
+        assert!(md.contains("**Preflight's loader capacity was exceeded** on these cells"), "{md}");
+        let said = "- get at 8 connections: a run of ceiling reached 11,582 requests/s with the loader 100 % busy, a \
+                    capacity of 11,582/s against preflight's 10,000/s.";
+        assert!(md.contains(said), "{md}");
+        let shares: Vec<f64> = md
+            .split(" %: loader-limited**")
+            .filter_map(|before| before.rsplit("**").next()?.parse().ok())
+            .chain(md.split(" % of the loader's capacity").filter_map(|b| b.rsplit(' ').next()?.parse().ok()))
+            .collect();
+        assert!(!shares.is_empty() && shares.iter().all(|&s| s <= 100.0), "{shares:?}");
+        // Preflight's figure above every run: nothing to say.
+        let (md, _) = render(&with_capacity(100_000.0));
+        assert!(!md.contains("loader capacity was exceeded"), "{md}");
     }
 
     #[test]

@@ -65,7 +65,8 @@ pub struct Step {
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Outcome {
     /// The capacity: it passed twice, and the rate one resolution step above it failed (or it is the upper bound's
-    /// share). `spread_percent`: how far apart the two passing steps' objective percentile were.
+    /// share). `spread_percent`: how far apart the two passing steps' objective percentile were. `confirmed: false`:
+    /// the search reached its cap of steps first, and this is its last passing rate below every failing one.
     Found { rps: f64, spread_percent: f64, confirmed: bool },
     /// Every step failed, down to `lowest_rps`.
     NoRate { lowest_rps: f64 },
@@ -83,8 +84,7 @@ pub struct Search {
     pub upper_from: String,
     pub steps: Vec<Step>,
     pub outcome: Outcome,
-    /// Whether the capacity is a lower bound: at least [`crate::capacity::LOADER_BOUND_SHARE`] of the loader's open-loop limit, or
-    /// the upper bound itself (no step failed).
+    /// Whether the capacity is a lower bound, for a [`crate::capacity::BoundBy`] reason.
     #[serde(default)]
     pub bound: bool,
 }
@@ -98,6 +98,14 @@ pub struct SearchSettings {
     pub step_s: u64,
     pub warmup_s: u64,
     pub connections: u32,
+    /// No search runs more steps than this; one that reaches it reports its last passing rate, unconfirmed. (Files
+    /// written before the cap was a setting had a fixed 16.)
+    #[serde(default = "sixteen")]
+    pub max_steps: usize,
+}
+
+fn sixteen() -> usize {
+    16
 }
 
 /// What `benchmark.json` records of the capacity phase.

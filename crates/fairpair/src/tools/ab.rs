@@ -34,9 +34,6 @@ impl LoadTool for Ab {
     fn kind(&self) -> Tool {
         Tool::Ab
     }
-    fn program(&self) -> &'static str {
-        "ab"
-    }
 
     fn prepare(&self, dir: &Path, scenario: &str, spec: &LoadSpec) -> Result<Option<(PathBuf, Option<String>)>> {
         let Some(body) = &spec.body else { return Ok(None) };

@@ -17,9 +17,6 @@ impl LoadTool for Autocannon {
     fn kind(&self) -> Tool {
         Tool::Autocannon
     }
-    fn program(&self) -> &'static str {
-        "autocannon"
-    }
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
         let (c, d) = (spec.connections.to_string(), spec.duration_s.to_string());

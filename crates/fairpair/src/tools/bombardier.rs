@@ -24,9 +24,6 @@ impl LoadTool for Bombardier {
     fn kind(&self) -> Tool {
         Tool::Bombardier
     }
-    fn program(&self) -> &'static str {
-        "bombardier"
-    }
 
     fn available(&self) -> bool {
         http_bombardier().is_some()

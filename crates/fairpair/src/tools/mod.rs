@@ -54,8 +54,10 @@ pub trait LoadTool {
     fn name(&self) -> &'static str {
         self.kind().name()
     }
-    /// The executable looked up on `PATH`.
-    fn program(&self) -> &'static str;
+    /// The executable looked up on `PATH`: every tool's is its name.
+    fn program(&self) -> &'static str {
+        self.name()
+    }
     /// Writes any file the tool needs for this scenario into `dir` and returns its path, with its text when that is
     /// worth recording in the results (wrk's Lua script; ab's body file holds only the scenario's body).
     fn prepare(&self, _dir: &Path, _scenario: &str, _spec: &LoadSpec) -> Result<Option<(PathBuf, Option<String>)>> {

@@ -19,9 +19,6 @@ impl LoadTool for Oha {
     fn kind(&self) -> Tool {
         Tool::Oha
     }
-    fn program(&self) -> &'static str {
-        "oha"
-    }
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
         let (c, z) = (spec.connections.to_string(), format!("{}s", spec.duration_s));

@@ -22,9 +22,6 @@ impl LoadTool for Wrk {
     fn kind(&self) -> Tool {
         Tool::Wrk
     }
-    fn program(&self) -> &'static str {
-        "wrk"
-    }
 
     fn prepare(&self, dir: &Path, scenario: &str, spec: &LoadSpec) -> Result<Option<(PathBuf, Option<String>)>> {
         let text = script(spec.method.as_str(), spec.body.as_deref());

@@ -29,6 +29,8 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
         ),
         (None, None) => "The loader's own open-loop limit was not measured: no capacity is checked against it.".into(),
     };
+    let held = "A capacity just below a step the loader did not hold (achieved under 95 % of asked, at a rate the \
+                subject served in its closed-loop run) is a bound too: that step may have failed for the loader's sake.";
     doc.paragraph(format!(
         "The highest offered rate at which every request is answered with the expected status, none is aborted, the \
          loader holds the rate (achieved ≥ 95 % of asked) and {obj} holds. Each step is an open-loop run with {tool} \
@@ -36,7 +38,9 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
          latencies count from each request's scheduled start, so a server that falls behind shows its queue. The \
          search starts at 90 % of the subject's closed-loop throughput, halves the rate until a step passes, bisects \
          to within {res} % and repeats the result; the spread is the objective percentile's difference between the \
-         two passing runs. {limit}",
+         two passing runs. A search stops at {cap} steps and then gives its last passing rate, unconfirmed. {limit} \
+         {held}",
+        cap = s.max_steps,
         obj = s.objective,
         tool = c.tool,
         conns = s.connections,

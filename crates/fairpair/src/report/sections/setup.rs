@@ -4,6 +4,7 @@
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::format::cpu_list;
 use crate::schema::{Benchmark, CapacityBasis, SubjectKind, VerificationStatus};
+use crate::summary::cell_capacity;
 use crate::text::{count, thousands};
 
 pub(crate) fn environment(doc: &mut Document, b: &Benchmark) {
@@ -212,6 +213,7 @@ pub(crate) fn preflight_section(doc: &mut Document, b: &Benchmark) {
             b.settings.tool, p.loader_limited_share_percent
         ));
         doc.push(Block::Table(loader_capacity_table(p)));
+        capacity_exceeded(doc, b, p);
     }
     for c in &p.post_calibration {
         let mut bytes = c.bytes_per_user.map_or(String::new(), |v| format!(", {v:.0} bytes of RSS per stored user"));
@@ -232,6 +234,41 @@ pub(crate) fn preflight_section(doc: &mut Document, b: &Benchmark) {
         doc.paragraph(format!("Store: {}.", crate::summary::store_sentence(store)));
     }
     doc.paragraph(format!("Preflight took {:.0} s, verification included.", p.duration_s));
+}
+
+/// The cells where a run drove the loader faster than preflight measured it could ([`cell_capacity`]): said, so that
+/// a reader comparing the shares with the table above knows which figure they are of.
+fn capacity_exceeded(doc: &mut Document, b: &Benchmark, p: &crate::schema::Preflight) {
+    let items: Vec<String> = p
+        .loader_capacity
+        .iter()
+        .filter_map(|c| cell_capacity(&b.runs, p, &c.scenario, c.connections))
+        .filter_map(|cell| {
+            let r = cell.exceeded_by?;
+            Some(format!(
+                "{} at {} connections: a run of {} reached {} requests/s with the loader {:.0} % busy, a capacity of \
+                 {}/s against preflight's {}/s.",
+                r.scenario,
+                r.connections,
+                r.subject,
+                thousands(r.requests_per_sec),
+                r.loader_cpu_percent,
+                thousands(cell.rps),
+                thousands(cell.preflight_rps)
+            ))
+        })
+        .collect();
+    if items.is_empty() {
+        return;
+    }
+    doc.paragraph(
+        "**Preflight's loader capacity was exceeded** on these cells: a run drove the loader faster than preflight \
+         measured it could. Preflight's figure was an underestimate (of a busy machine or a cold loader, for instance), \
+         not a sign that a subject outran its loader, so the loader's capacity there is taken as at least the \
+         fastest run's rate, scaled to a fully busy loader as preflight's is, and each share of loader is of that \
+         figure.",
+    );
+    doc.list(items);
 }
 
 pub(crate) fn loader_capacity_table(p: &crate::schema::Preflight) -> Table {

@@ -11,31 +11,41 @@ use crate::schema::{Benchmark, FlagKind, Summary};
 use crate::stats::{self, Stat};
 use crate::text::{count, thousands};
 
-/// A figure the summary leads with: one column of its table. The capacity at a latency objective (the capacity
-/// search's figure) becomes one more variant here, with its label, where a cell keeps it, and its direction.
+/// A figure the summary leads with: one column of its table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Headline {
     Throughput,
     P99,
     CpuPerRequest,
+    /// The capacity at the latency objective (`capacity/`): a column only when the run searched for it, kept in the
+    /// cell of the search's connection count.
+    Capacity,
 }
 
 impl Headline {
-    pub const ALL: [Headline; 3] = [Headline::Throughput, Headline::P99, Headline::CpuPerRequest];
+    pub const ALL: [Headline; 4] = [Headline::Throughput, Headline::P99, Headline::CpuPerRequest, Headline::Capacity];
 
     pub fn label(self) -> &'static str {
         match self {
             Headline::Throughput => "throughput",
             Headline::P99 => "p99 latency",
             Headline::CpuPerRequest => "CPU per request",
+            Headline::Capacity => "capacity at the SLO",
         }
     }
 
+    /// The headlines of `b`: the capacity only when it was searched for.
+    fn of(b: &Benchmark) -> Vec<Headline> {
+        Headline::ALL.into_iter().filter(|h| *h != Headline::Capacity || b.capacity.is_some()).collect()
+    }
+
+    /// A closed-loop figure of a cell; the capacity is not one (see [`capacity_answer`]).
     fn figure(self, s: &Summary) -> Option<&Stat> {
         match self {
             Headline::Throughput => Some(&s.requests_per_sec),
             Headline::P99 => Some(&s.p99_ms),
             Headline::CpuPerRequest => s.server_cpu_us_per_request.as_ref(),
+            Headline::Capacity => None,
         }
     }
 
@@ -58,6 +68,15 @@ pub enum Trust {
     WithinNoise,
     /// One run a side: nothing is known of the noise.
     OneRun,
+    /// Two capacities within one resolution step of each other: the search cannot tell them apart.
+    WithinResolution,
+    /// Two capacities further apart than the resolution, each from one search: their spread over repeated searches
+    /// is not measured in a run.
+    OneSearch,
+    /// One side has no capacity: why, with whose it is.
+    NoCapacity(String),
+    /// The figure belongs to another cell (a capacity is searched at one connection count).
+    OtherCell,
     /// One side was held by the loader: the true ratio is at least (or at most) this. `why` names who and how.
     Bound {
         at_least: bool,
@@ -85,6 +104,10 @@ impl Answer {
             Trust::BeyondNoise => format!("{r}× (beyond the noise)"),
             Trust::WithinNoise => format!("{r}× (within the noise)"),
             Trust::OneRun => format!("{r}× (one run: noise not measured)"),
+            Trust::WithinResolution => format!("{r}× (within the search's resolution)"),
+            Trust::OneSearch => format!("{r}× (one search each: noise not measured)"),
+            Trust::NoCapacity(why) => why.clone(),
+            Trust::OtherCell => "—".into(),
             Trust::Bound { at_least: true, why } => format!("≥ {r}× (a lower bound: {why})"),
             Trust::Bound { at_least: false, why } => format!("≤ {r}× (an upper bound: {why})"),
             Trust::BothHeld => "no ratio (both held by the loader)".into(),
@@ -110,6 +133,8 @@ const MEMORY: [&str; 3] = ["idle RSS", "after-load RSS", "start-up"];
 pub struct Verdicts {
     pub line: String,
     pub baseline: Option<String>,
+    /// The columns of `cells`, in order.
+    pub headlines: Vec<Headline>,
     pub cells: Vec<Row>,
     pub memory: Vec<Row>,
     /// The few facts to know before quoting a figure, most important first.
@@ -126,12 +151,11 @@ pub fn verdicts(b: &Benchmark, cells: &[(String, u32)]) -> Verdicts {
         .map(|s| s.name.as_str())
         .filter(|n| b.runs.iter().any(|r| r.subject == *n))
         .collect();
-    let mut v = Verdicts { line: run_line(b), notes: notes(b), ..Default::default() };
+    let mut v = Verdicts { line: run_line(b), notes: notes(b), headlines: Headline::of(b), ..Default::default() };
     let Some(base_name) = base.as_deref() else { return v };
     for other in &others {
         for (scenario, conns) in cells {
-            let answers =
-                Headline::ALL.iter().map(|h| cell_answer(b, other, base_name, scenario, *conns, *h)).collect();
+            let answers = v.headlines.iter().map(|h| cell_answer(b, other, base_name, scenario, *conns, *h)).collect();
             let place = format!("{scenario}, {}", count(u64::from(*conns), "connection"));
             v.cells.push(Row { subject: other.to_string(), place, answers });
         }
@@ -154,6 +178,9 @@ pub fn verdicts(b: &Benchmark, cells: &[(String, u32)]) -> Verdicts {
 }
 
 fn cell_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns: u32, h: Headline) -> Answer {
+    if h == Headline::Capacity {
+        return capacity_answer(b, other, base, scenario, conns);
+    }
     let (Some(sa), Some(sb)) = (b.summary(other, scenario, conns), b.summary(base, scenario, conns)) else {
         let missing = if b.summary(other, scenario, conns).is_none() { other } else { base };
         let reason = b
@@ -184,6 +211,32 @@ fn cell_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns: u3
         Bound::Unknown => Trust::BothHeld,
     };
     Answer { ratio: r, trust }
+}
+
+/// The capacity cell: the ratio of the two subjects' capacities, in the row of the search's connection count. A bound
+/// on either side makes the ratio a bound, as a loader-held throughput does. A capacity is only known to within the
+/// search's resolution (it passed, the rate one step above failed), so two within one step of each other are not told
+/// apart; further apart, each is still one search, whose spread over repeats a run does not measure.
+fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns: u32) -> Answer {
+    let none = |trust| Answer { ratio: None, trust };
+    let Some(c) = b.capacity.as_ref().filter(|c| c.settings.connections == conns) else {
+        return none(Trust::OtherCell);
+    };
+    let find = |name: &str| c.searches.iter().find(|s| s.subject == name && s.scenario == scenario);
+    let (Some(sa), Some(sb)) = (find(other), find(base)) else { return none(Trust::NotMeasured) };
+    let (x, y) = match (sa.capacity(), sb.capacity()) {
+        (Some(x), Some(y)) => (x, y),
+        (None, _) => return none(Trust::NoCapacity(format!("{}: {}", sa.subject, sa.figure()))),
+        (_, None) => return none(Trust::NoCapacity(format!("{}: {}", sb.subject, sb.figure()))),
+    };
+    let trust = match (sa.bound, sb.bound) {
+        (true, true) => Trust::BothHeld,
+        (true, false) => Trust::Bound { at_least: true, why: format!("{other}'s capacity is a bound") },
+        (false, true) => Trust::Bound { at_least: false, why: format!("{base}'s capacity is a bound") },
+        _ if x.max(y) / x.min(y) <= 1.0 + c.settings.resolution_percent / 100.0 => Trust::WithinResolution,
+        _ => Trust::OneSearch,
+    };
+    Answer { ratio: ratio(x, y), trust }
 }
 
 fn noise(a: &Stat, b: &Stat) -> Trust {
@@ -298,14 +351,19 @@ pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
     } else {
         doc.paragraph(format!(
             "Each cell: a subject's median over {base}'s, the baseline (above 1×: more requests/s, or more latency \
-             and CPU), and how far to trust it."
+             and CPU), and how far to trust it.{}",
+            if v.headlines.contains(&Headline::Capacity) {
+                " The capacity at the latency objective is in the row of the connection count its search used."
+            } else {
+                ""
+            }
         ));
     }
     // With one subject beside the baseline the header names the pair; with more, each row names its subject.
     let mut subjects = v.cells.iter().chain(&v.memory).map(|r| &r.subject);
     let first_subject = subjects.next();
     let single = subjects.all(|s| Some(s) == first_subject);
-    let headlines: Vec<&str> = Headline::ALL.iter().map(|h| h.label()).collect();
+    let headlines: Vec<&str> = v.headlines.iter().map(|h| h.label()).collect();
     for (rows, labels) in [(&v.cells, headlines.as_slice()), (&v.memory, MEMORY.as_slice())] {
         let Some(first) = rows.first() else { continue };
         let title = if single { format!("{} / {base}", first.subject) } else { "subject / baseline".into() };
@@ -324,7 +382,7 @@ pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
 /// The verdicts as lines of plain text, the console's closing lines.
 pub fn lines(v: &Verdicts) -> Vec<String> {
     let base = v.baseline.as_deref().unwrap_or_default();
-    let headlines: Vec<&str> = Headline::ALL.iter().map(|h| h.label()).collect();
+    let headlines: Vec<&str> = v.headlines.iter().map(|h| h.label()).collect();
     let mut out = Vec::new();
     for (rows, labels) in [(&v.cells, headlines.as_slice()), (&v.memory, MEMORY.as_slice())] {
         for r in rows {
