@@ -136,6 +136,8 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
 
   function handleRequest(req, res) {
     const previous = lastRes.get(req.socket);
+    // Settled once every request before this one on the connection has been answered (see onClientError).
+    const answeredBefore = Promise.all([inProgress.get(req.socket)?.done, lastResponse.get(req.socket)]);
     lastRes.set(req.socket, res);
     // 'close' comes after Node has detached the response from the socket ('finish' comes before).
     lastResponse.set(req.socket, new Promise((resolve) => res.once('close', resolve)));
@@ -147,7 +149,7 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
     const done =
       earlier === undefined ? handle(req, res, previous) : earlier.done.then(() => handle(req, res, previous));
     if (done !== undefined) {
-      const entry = { req, done };
+      const entry = { req, done, answeredBefore };
       inProgress.set(socket, entry);
       done.then(() => {
         if (inProgress.get(socket) === entry) inProgress.delete(socket);
@@ -155,7 +157,7 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
     }
   }
 
-  /** The request still being handled on `socket`, if any: `{req, done}`. */
+  /** The request still being handled on `socket`, if any: `{req, done, answeredBefore}`. */
   function pendingOn(socket) {
     return inProgress.get(socket);
   }
@@ -173,7 +175,12 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
     return ended.has(socket) || endsConnection(lastRes.get(socket));
   }
 
-  return { handleRequest, pendingOn, afterResponses, closedByAnswer };
+  /** Serves nothing more on `socket`: a request handed over but not yet handled gets no answer of its own. */
+  function serveNoMore(socket) {
+    ended.add(socket);
+  }
+
+  return { handleRequest, pendingOn, afterResponses, closedByAnswer, serveNoMore };
 }
 
 /** Whether a `Connection` field of `req` holds the `close` option (a comma-separated list, spaces and tabs trimmed). */
@@ -327,7 +334,11 @@ function onClientError(error, socket, handler) {
   // progress is answered at once: that request will never complete.
   const pending = handler.pendingOn(socket);
   if (pending !== undefined && !pending.req.complete) {
-    endWith(socket, response);
+    // The error is in that request itself: in its body, or in its head's framing, which llhttp checks only after
+    // it has handed the head over (`Transfer-Encoding: identity`). It gets no answer but the 400, which waits for
+    // the answers to the requests before it (the fuzzer found a POST's 201 lost behind such a head).
+    handler.serveNoMore(socket);
+    pending.answeredBefore.then(() => endWith(socket, response));
     return;
   }
   // Answers already given may not be out yet either: Node writes one response at a time and keeps the ones behind

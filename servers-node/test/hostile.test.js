@@ -69,6 +69,11 @@ test('a malformed request pipelined behind complete ones: each of them is answer
   const posted = await exchangeAll(GET('/health') + postUser('Queued', 'q@d') + 'G / HTTP/1.1\r\n\r\n');
   assert.deepEqual(statuses(posted), [200, 201, 400]);
   assert.equal(posted.closed, true);
+  // A framing error llhttp finds only after handing the head over (Transfer-Encoding: identity): that request gets
+  // the 400 alone, after the POST's 201 (which was lost).
+  const framing = await exchangeAll(postUser('Framed', 'f@d') + GET('/', 'Transfer-Encoding: identity\r\n'));
+  assert.deepEqual(statuses(framing), [201, 400]);
+  assert.equal(framing.closed, true);
 });
 
 test('Upgrade is ignored: every request around it is answered in order, and the connection stays open', async () => {
