@@ -85,7 +85,23 @@ func newServer(opts options) *http.Server {
 		ConnContext: func(ctx context.Context, conn net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, conn)
 		},
+		ConnState: func(conn net.Conn, state http.ConnState) {
+			if state == http.StateActive {
+				boundOwnAnswers(conn, opts.bodyTimeout)
+			}
+		},
 	}
+}
+
+// boundOwnAnswers gives the body of a request whose head net/http has just read the contract's body time limit,
+// before anything else runs. net/http lifts every read deadline once a head is read (ReadTimeout is unset, see
+// above), and when it answers a request by itself (its 417 to an unknown Expect) no handler runs to set one: it
+// then reads and discards the declared body (up to 256 KiB) before closing, and a chunked body that never came held
+// the connection open for good (the fuzzer found it). With this deadline it closes at the body's time limit at the
+// latest. The StateActive hook runs once per request, after the head is read and before net/http's Expect check;
+// the handler replaces the deadline with its own (ServeHTTP), so requests that reach it are not affected.
+func boundOwnAnswers(conn net.Conn, bodyTimeout time.Duration) {
+	_ = conn.SetReadDeadline(time.Now().Add(bodyTimeout)) // Fails only on a closed connection.
 }
 
 // ServeHTTP handles one request: the head checks, the body's time limit, the routes, a 500 for a panic.
@@ -103,8 +119,11 @@ func (a *app) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The contract's second time limit: the body must be complete within bodyTimeout of the head, which is now.
 	// Whoever reads the body (the POST handler, or net/http discarding it after the answer) hits this deadline.
+	// A request without a body reads nothing more: the deadline boundOwnAnswers set is lifted.
 	if r.ContentLength != 0 {
 		setBodyDeadline(r, time.Now().Add(a.bodyTimeout))
+	} else {
+		clearBodyDeadline(r)
 	}
 	if a.beforeRoute != nil {
 		a.beforeRoute(r)

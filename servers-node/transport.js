@@ -114,6 +114,12 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
       return undefined;
     }
     try {
+      // llhttp recognises the `close` option only where a space, a comma or the line's end follows it: `close` next
+      // to a tab (`Connection: close<TAB>`) left the connection open and the requests behind it answered, where RFC
+      // 9110 section 5.5 trims the tab and RFC 9112 section 9.6 requires the close. Hyper and Go's net/http read it.
+      if (asksToClose(req)) {
+        res.setHeader('Connection', 'close');
+      }
       if (!checkHead(req, res)) {
         return undefined;
       }
@@ -168,6 +174,16 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   }
 
   return { handleRequest, pendingOn, afterResponses, closedByAnswer };
+}
+
+/** Whether a `Connection` field of `req` holds the `close` option (a comma-separated list, spaces and tabs trimmed). */
+function asksToClose(req) {
+  return req.rawHeaders.some(
+    (value, i) =>
+      i % 2 === 1 &&
+      req.rawHeaders[i - 1].toLowerCase() === 'connection' &&
+      value.split(',').some((option) => option.trim().toLowerCase() === 'close'),
+  );
 }
 
 /** Whether `res` (if any) has been sent with `Connection: close`. */
@@ -310,11 +326,16 @@ function onClientError(error, socket, handler) {
   // handler is still running), its answer goes after that one's. An error inside the body of the request in
   // progress is answered at once: that request will never complete.
   const pending = handler.pendingOn(socket);
-  if (pending !== undefined && pending.req.complete) {
-    pending.done.then(() => endWith(socket, response));
-  } else {
+  if (pending !== undefined && !pending.req.complete) {
     endWith(socket, response);
+    return;
   }
+  // Answers already given may not be out yet either: Node writes one response at a time and keeps the ones behind
+  // it in a queue of its own, and the parser reports the error in the same pass over the bytes that handed over
+  // the requests before it. Ending the socket now would drop those answers (the fuzzer found a pipelined HEAD left
+  // unanswered, and a user stored by a POST whose 201 never went out), so the 400 waits for every one of them.
+  const earlier = pending === undefined ? Promise.resolve() : pending.done;
+  earlier.then(() => handler.afterResponses(socket, () => endWith(socket, response)));
 }
 
 /** Sockets whose client error has been answered. */

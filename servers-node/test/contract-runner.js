@@ -48,8 +48,8 @@ export function requestBytes(testCase) {
 
 /**
  * Parses one response from the start of `buffer`. Returns `null` while it is incomplete (`ended` says whether more
- * can come). Interim 1xx responses are skipped.
- * @returns {{status: number, headers: Map<string, string[]>, body: Buffer, chunked: boolean} | null}
+ * can come). Interim 1xx responses are skipped; `length` is how many bytes of `buffer` the response took (with them).
+ * @returns {{status: number, headers: Map<string, string[]>, body: Buffer, chunked: boolean, length: number} | null}
  */
 export function parseResponse(buffer, { headRequest = false, ended = false } = {}) {
   let offset = 0;
@@ -74,23 +74,25 @@ export function parseResponse(buffer, { headRequest = false, ended = false } = {
     }
     const rest = buffer.subarray(bodyStart);
     if (headRequest || status === 204 || status === 304) {
-      return { status, headers, body: Buffer.alloc(0), chunked: false };
+      return { status, headers, body: Buffer.alloc(0), chunked: false, length: bodyStart };
     }
     const length = headers.get('content-length');
     if (length !== undefined) {
       const n = Number(length[0]);
       if (rest.length < n) return null;
-      return { status, headers, body: rest.subarray(0, n), chunked: false };
+      return { status, headers, body: rest.subarray(0, n), chunked: false, length: bodyStart + n };
     }
     if ((headers.get('transfer-encoding') ?? []).some((v) => v.toLowerCase().includes('chunked'))) {
-      const body = parseChunked(rest);
-      return body === null ? null : { status, headers, body, chunked: true };
+      const chunked = parseChunked(rest);
+      if (chunked === null) return null;
+      return { status, headers, body: chunked.body, chunked: true, length: bodyStart + chunked.end };
     }
     // Neither: the body runs to the end of the connection.
-    return ended ? { status, headers, body: rest, chunked: false } : null;
+    return ended ? { status, headers, body: rest, chunked: false, length: buffer.length } : null;
   }
 }
 
+/** A chunked body at the start of `buffer`: its bytes, and where it ends (after the last chunk's line). */
 function parseChunked(buffer) {
   const parts = [];
   let offset = 0;
@@ -98,7 +100,7 @@ function parseChunked(buffer) {
     const lineEnd = buffer.indexOf('\r\n', offset);
     if (lineEnd === -1) return null;
     const size = parseInt(buffer.subarray(offset, lineEnd).toString('latin1'), 16);
-    if (size === 0) return Buffer.concat(parts);
+    if (size === 0) return { body: Buffer.concat(parts), end: lineEnd + 2 };
     if (buffer.length < lineEnd + 2 + size + 2) return null;
     parts.push(buffer.subarray(lineEnd + 2, lineEnd + 2 + size));
     offset = lineEnd + 2 + size + 2;
@@ -107,8 +109,9 @@ function parseChunked(buffer) {
 
 /**
  * Sends `bytes` on a new connection and reads one response.
- * @returns {Promise<{response: object | null, closed: boolean}>} `closed` tells whether the server closed the
- *   connection: with no response at all, or (when `waitForClose`) within `closeWaitMs` after the response.
+ * @returns {Promise<{response: object | null, closed: boolean, rest: Buffer}>} `closed` tells whether the server
+ *   closed the connection: with no response at all, or (when `waitForClose`) within `closeWaitMs` after the response;
+ *   `rest` is what came after the response by then (a case's `nothing_after` requires it empty).
  */
 export function exchange({ host = '127.0.0.1', port }, bytes, options = {}) {
   const { headRequest = false, waitForClose = false, closeWaitMs = 3000, timeoutMs = 10_000 } = options;
@@ -122,7 +125,8 @@ export function exchange({ host = '127.0.0.1', port }, bytes, options = {}) {
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(result);
+      const rest = result.response === null ? Buffer.alloc(0) : received.subarray(result.response.length);
+      resolve({ ...result, rest });
     };
     const timer = setTimeout(() => {
       if (response !== null) finish({ response, closed: false });
@@ -180,7 +184,7 @@ export async function runCase(testCase, targetFor, options = {}) {
   const expect = testCase.expect;
   const method = testCase.request?.method ?? testCase.raw;
   const headRequest = typeof method === 'string' ? method.startsWith('HEAD') : false;
-  const { response, closed } = await exchange(target, requestBytes(testCase), {
+  const { response, closed, rest } = await exchange(target, requestBytes(testCase), {
     headRequest,
     waitForClose: expect.closes === true,
   });
@@ -236,6 +240,12 @@ export async function runCase(testCase, targetFor, options = {}) {
     }
   }
   if (expect.closes && !closed) problems.push('the connection stayed open');
+  // As the Rust runner: bytes after the response, before the close, are a second answer the case forbids.
+  if (expect.nothing_after && rest.length > 0) {
+    problems.push(
+      `expected nothing after the response (it ends the connection), got ${JSON.stringify(rest.toString('latin1'))}`,
+    );
+  }
 
   if (testCase.roundtrip && problems.length === 0 && response.status === 201) {
     const location = header('location');

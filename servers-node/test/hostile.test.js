@@ -59,6 +59,18 @@ test('Connection: close behind a POST in progress: the POST is answered, nothing
   assert.equal(outcome.closed, true);
 });
 
+test('a malformed request pipelined behind complete ones: each of them is answered first, then 400', async () => {
+  // Node writes one response at a time and queues the others; the parser reports the malformed bytes in the same
+  // pass that handed over the requests before them. The 400 used to end the connection before the queued answers
+  // went out: the second GET here got none, and a POST's user was stored with no 201 ever sent.
+  const gets = await exchangeAll(GET('/health') + GET('/') + 'G / HTTP/1.1\r\n\r\n');
+  assert.deepEqual(statuses(gets), [200, 200, 400]);
+  assert.equal(gets.closed, true);
+  const posted = await exchangeAll(GET('/health') + postUser('Queued', 'q@d') + 'G / HTTP/1.1\r\n\r\n');
+  assert.deepEqual(statuses(posted), [200, 201, 400]);
+  assert.equal(posted.closed, true);
+});
+
 test('Upgrade is ignored: every request around it is answered in order, and the connection stays open', async () => {
   const upgrade = 'Connection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n';
   const outcome = await exchangeAll(GET('/users/1') + GET('/users/2', upgrade) + GET('/users/3') + GET('/health'));

@@ -235,12 +235,30 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "unmet-expectation",
-        reason: "an Expect other than 100-continue gets 417 (the transport rule), which Go's net/http (go1.19.8) sends itself before any handler runs, to a HEAD without a Content-Length; a stack that refuses the request's other bytes first answers 400",
+        reason: "an Expect other than 100-continue gets 417 (the transport rule), which Go's net/http (go1.19.8) sends itself before any handler runs, to a HEAD without a Content-Length, and then reads and discards the declared body before closing, up to the body's time limit (RFC 9110 section 10.1.1 lets a server close or read on); a stack that refuses the request's other bytes first answers 400",
         matches: has_unmet_expectation,
-        refusals: &[Step::Status(417), Step::Status(400), Step::Closed],
+        refusals: &[Step::Status(417), Step::Status(400), Step::Closed, Step::Open],
         served: false,
-        cases: &["raw-expect-unknown-417", "raw-expect-unknown-head-417"],
+        cases: &["raw-expect-unknown-417", "raw-expect-unknown-head-417", "raw-expect-unknown-chunked-417"],
         examples: &[],
+    },
+    Tolerance {
+        name: "expectation-behind-100-continue",
+        reason: "Go's net/http (go1.19.8) reads only the first Expect field and looks for 100-continue in it, so it serves a request whose first Expect is 100-continue or empty and whose other expectations it never sees; hyper and llhttp read every one and answer 417, which RFC 9110 section 10.1.1 allows and does not require",
+        matches: has_expectation_behind_100_continue,
+        refusals: &[Step::Status(417), Step::Status(400), Step::Closed],
+        served: true,
+        cases: &["raw-expect-unknown-behind-100-continue"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "odd-connection-options",
+        reason: "Go's net/http (go1.19.8) looks for keep-alive and close as substrings of the first Connection field, llhttp does not take an option next to a tab, hyper reads the list: for a Connection value outside the list grammar (`: close`), or on HTTP/1.0 an option beside a tab, two Connection fields, or both keep-alive and close, the connection may close after the answer or stay open (RFC 9112 section 9.3 leaves honouring HTTP/1.0 keep-alive to the server); the answers given must agree",
+        matches: has_odd_connection_options,
+        refusals: &[Step::Closed, Step::Open],
+        served: true,
+        cases: &["raw-connection-option-outside-list-grammar", "raw-http10-keep-alive-next-to-tab"],
+        examples: &[b"GET / HTTP/1.1\r\nHost: x\r\nConnection: x close\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"],
     },
     Tolerance {
         name: "framing-field-whitespace",
@@ -511,6 +529,35 @@ fn ends_inside_a_request(bytes: &[u8]) -> bool {
 
 fn has_unmet_expectation(bytes: &[u8]) -> bool {
     any(bytes, |m| m.named(b"expect").any(|v| !v.is_empty() && !v.eq_ignore_ascii_case(b"100-continue")))
+}
+
+fn has_expectation_behind_100_continue(bytes: &[u8]) -> bool {
+    // Go's view: the first Expect field, searched for the token 100-continue (net/http's hasToken); the others' view:
+    // every member of every Expect field.
+    any(bytes, |m| {
+        let values: Vec<&[u8]> = m.named(b"expect").collect();
+        let Some(first) = values.first() else { return false };
+        let members = values.iter().flat_map(|v| v.split(|&b| b == b',')).map(<[u8]>::trim_ascii);
+        let unknown = members.filter(|e| !e.is_empty()).any(|e| !e.eq_ignore_ascii_case(b"100-continue"));
+        let continues = first.split(|b| b" ,\t".contains(b)).any(|t| t.eq_ignore_ascii_case(b"100-continue"));
+        unknown && (first.is_empty() || continues)
+    })
+}
+
+fn has_odd_connection_options(bytes: &[u8]) -> bool {
+    let token = |b: &u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b);
+    any(bytes, |m| {
+        let values: Vec<&[u8]> = m.named(b"connection").collect();
+        let options = || values.iter().flat_map(|v| v.split(|&b| b == b',')).map(<[u8]>::trim_ascii);
+        let outside_grammar = options().any(|o| !o.iter().all(token));
+        let has = |name: &[u8]| options().any(|o| o.eq_ignore_ascii_case(name));
+        let tab = m.head.split(|&b| b == b'\n').any(|l| {
+            let colon = l.iter().position(|&b| b == b':').unwrap_or(0);
+            l[..colon].trim_ascii().eq_ignore_ascii_case(b"connection") && l[colon..].contains(&b'\t')
+        });
+        let http10 = m.request_line().ends_with(b"HTTP/1.0");
+        outside_grammar || (http10 && (values.len() > 1 || tab || (has(b"keep-alive") && has(b"close"))))
+    })
 }
 
 fn has_framing_field_whitespace(bytes: &[u8]) -> bool {
