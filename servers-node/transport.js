@@ -9,6 +9,7 @@ import { ApiError } from './error.js';
 import { logWhenFinished } from './request_log.js';
 import { internalError, route, sendEmpty, sendError } from './routes.js';
 import { UserStore, firstIdForWorker } from './store.js';
+import { trimSpacesAndTabs } from './validation.js';
 
 /** The contract's two time limits and the shutdown deadline, each 10 s; tests lower them. */
 export const HEADER_TIMEOUT_MS = 10_000;
@@ -189,7 +190,7 @@ function asksToClose(req) {
     (value, i) =>
       i % 2 === 1 &&
       req.rawHeaders[i - 1].toLowerCase() === 'connection' &&
-      value.split(',').some((option) => option.trim().toLowerCase() === 'close'),
+      value.split(',').some((option) => trimSpacesAndTabs(option).toLowerCase() === 'close'),
   );
 }
 
@@ -239,10 +240,11 @@ export function checkHead(req, res) {
   }
   // An expectation other than 100-continue cannot be met (RFC 9110 section 10.1.1). An empty Expect is no
   // expectation at all. Node leaves this to the application once a 'checkExpectation' listener exists (createServer).
-  // Each field on its own: Node joins repeated fields with ', ', which would turn two empty ones into ','.
+  // Each field on its own: Node joins repeated fields with ', ', which would turn two empty ones into ','. Only spaces
+  // and tabs are trimmed: `trim()` would also take a no-break space (0xA0) away and ignore `Expect: <NBSP>`.
   const expectations = req.rawHeaders
     .filter((_, i) => i % 2 === 1 && req.rawHeaders[i - 1].toLowerCase() === 'expect')
-    .map((value) => value.trim().toLowerCase());
+    .map((value) => trimSpacesAndTabs(value).toLowerCase());
   if (expectations.some((expect) => expect !== '' && expect !== '100-continue')) {
     sendEmpty(res, 417);
     return false;
@@ -263,7 +265,7 @@ function transferCodings(req) {
 
 /** True for no Transfer-Encoding at all, or exactly one field holding exactly one `chunked`. */
 function isPlainChunked(values) {
-  return values === null || (values.length === 1 && values[0].trim().toLowerCase() === 'chunked');
+  return values === null || (values.length === 1 && trimSpacesAndTabs(values[0]).toLowerCase() === 'chunked');
 }
 
 /**
@@ -298,7 +300,7 @@ function headWithoutUpgrade(req) {
     if (name === 'connection') {
       value = value
         .split(',')
-        .map((token) => token.trim())
+        .map((token) => trimSpacesAndTabs(token))
         .filter((token) => token.toLowerCase() !== 'upgrade')
         .join(', ');
       if (value === '') continue;

@@ -97,7 +97,8 @@ export function isJsonMediaType(value) {
   return mediaType.toLowerCase() === 'application/json';
 }
 
-function trimSpacesAndTabs(text) {
+/** `text` without the spaces and tabs around it: HTTP's optional whitespace (OWS), and nothing else. */
+export function trimSpacesAndTabs(text) {
   let start = 0;
   let end = text.length;
   while (start < end && isSpaceOrTab(text.charCodeAt(start))) start += 1;
