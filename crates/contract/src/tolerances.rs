@@ -158,7 +158,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         refusals: &[Step::Status(400), Step::Status(404), Step::Status(405), Step::Closed],
         served: true,
         cases: &["raw-fragment-in-target"],
-        examples: &[],
+        examples: &[b"\nGET /users/5# HTTP/1.1\r\nHost: x\r\n\r\n"],
     },
     Tolerance {
         name: "request-line-whitespace",
@@ -199,7 +199,7 @@ pub const TOLERANCES: &[Tolerance] = &[
             "raw-te-chunked-twice-one-field",
             "raw-te-chunked-two-fields",
         ],
-        examples: &[],
+        examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\x0cchunked\r\n\r\n"],
     },
     Tolerance {
         name: "identical-content-lengths",
@@ -261,6 +261,53 @@ pub const TOLERANCES: &[Tolerance] = &[
         examples: &[b"GET / HTTP/1.1\r\nHost: x\r\nConnection: x close\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"],
     },
     Tolerance {
+        name: "malformed-chunk-extension",
+        reason: "a `;` after a chunk size with no extension name behind it is malformed (RFC 9112 section 7.1.1): llhttp refuses it with 400, hyper and Go's net/http (go1.19.8, removeChunkExtension) skip any extension and read on, and wait for the chunk's data if it is short",
+        matches: has_malformed_chunk_extension,
+        refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
+        served: true,
+        cases: &["raw-chunk-extension-without-name"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "trailer-declaration-control-byte",
+        reason: "a control byte in a `Trailer` field's value: hyper and llhttp refuse it with 400 as in any field, Go's net/http (go1.19.8) takes the Trailer field out of the head before it checks the values, and serves the request",
+        matches: has_trailer_declaration_control_byte,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-trailer-declaration-control-byte"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "long-chunk-size",
+        reason: "a chunk size of more than 16 hex digits (leading zeros count): Go's net/http (go1.19.8) refuses it (\"http chunk length too large\"), and the body read fails (400, closed); hyper and llhttp read the number",
+        matches: has_long_chunk_size,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-chunk-size-leading-zeros"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "content-length-beyond-int63",
+        reason: "a Content-Length of 2^63 or more: Go's net/http (go1.19.8) refuses it with 400 before any handler runs (it parses the value as an int64); hyper and llhttp take the number, and the routes answer (a GET, closing the connection behind the unread body) or refuse the body as too large (413)",
+        matches: has_content_length_beyond_int63,
+        refusals: &[Step::Status(400), Step::Status(413), Step::Closed],
+        served: true,
+        cases: &["raw-content-length-beyond-int63"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "chunk-data-off-its-size",
+        reason: "a chunked body whose chunk data does not end where its size says (no CRLF there, or the stream ends first): a stack may refuse it as soon as the bytes are wrong (400) or wait for the rest until the body's time limit (408); nothing is stored",
+        matches: has_chunk_data_off_its_size,
+        refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
+        served: false,
+        cases: &[],
+        examples: &[
+            b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n12\r\n{\"nam\"c@d\"}\r\n;0\r\n\r\n",
+        ],
+    },
+    Tolerance {
         name: "framing-field-whitespace",
         reason: "RFC 9110 lets a field value be surrounded by spaces or tabs, which are not part of it; llhttp (Node) refuses a Content-Length or Transfer-Encoding value next to a tab with 400, hyper and Go's net/http trim it",
         matches: has_framing_field_whitespace,
@@ -276,7 +323,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         refusals: REFUSED,
         served: true,
         cases: &["raw-empty-chunk-size"],
-        examples: &[],
+        examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\r\n:0\r\n\r\n"],
     },
     Tolerance {
         name: "large-malformed-body",
@@ -284,7 +331,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_large_body,
         refusals: &[Step::Status(413), Step::Status(400), Step::Closed],
         served: false,
-        cases: &[],
+        cases: &["raw-large-body-empty-field-name"],
         examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n11170\r\n"],
     },
     Tolerance {
@@ -357,7 +404,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         refusals: REFUSED,
         served: true,
         cases: &["raw-target-outside-uri-grammar"],
-        examples: &[],
+        examples: &[b"GET ://x HTTP/1.1\r\nHost: x\r\n\r\n", b"GET h:// HTTP/1.1\r\nHost: x\r\n\r\n"],
     },
 ];
 
@@ -374,16 +421,20 @@ struct Message<'a> {
 }
 
 impl<'a> Message<'a> {
+    /// The lines of the head, line endings removed, from the request line on: the empty lines a server ignores
+    /// before it (RFC 9112 section 2.2) are skipped.
+    fn lines(&self) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.head.split(|&b| b == b'\n').map(|l| l.strip_suffix(b"\r").unwrap_or(l)).skip_while(|l| l.is_empty())
+    }
+
     /// The request line, without its line ending.
     fn request_line(&self) -> &'a [u8] {
-        let line = self.head.split(|&b| b == b'\n').next().unwrap_or(b"");
-        line.strip_suffix(b"\r").unwrap_or(line)
+        self.lines().next().unwrap_or(b"")
     }
 
     /// The header fields of the head as (name, value), trimmed, line endings removed.
     fn fields(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + 'a {
-        self.head.split(|&b| b == b'\n').skip(1).filter_map(|line| {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
+        self.lines().skip(1).filter_map(|line| {
             let colon = line.iter().position(|&b| b == b':')?;
             Some((line[..colon].trim_ascii(), line[colon + 1..].trim_ascii()))
         })
@@ -391,6 +442,15 @@ impl<'a> Message<'a> {
 
     fn named(&self, name: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
         self.fields().filter(move |(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v)
+    }
+
+    /// The values of the fields called `name` as sent: not trimmed, so that a control byte next to the value (which
+    /// `trim_ascii` would take for whitespace) shows.
+    fn raw_named(&self, name: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.lines().skip(1).filter_map(move |line| {
+            let colon = line.iter().position(|&b| b == b':')?;
+            line[..colon].trim_ascii().eq_ignore_ascii_case(name).then(|| &line[colon + 1..])
+        })
     }
 
     fn target(&self) -> &'a [u8] {
@@ -498,7 +558,9 @@ fn has_unsupported_transfer_coding(bytes: &[u8]) -> bool {
     any(bytes, |m| {
         let values: Vec<&[u8]> = m.named(b"transfer-encoding").collect();
         let plain_chunked = values.len() == 1 && values[0].eq_ignore_ascii_case(b"chunked");
-        !values.is_empty() && !plain_chunked
+        // A control byte beside the value (`\x0cchunked`): hyper and llhttp refuse it, Go keeps it in the coding.
+        let control = m.raw_named(b"transfer-encoding").any(|v| v.iter().any(|&b| b < 0x20 && b != b'\t'));
+        !values.is_empty() && (!plain_chunked || control)
     })
 }
 
@@ -560,6 +622,76 @@ fn has_odd_connection_options(bytes: &[u8]) -> bool {
     })
 }
 
+/// The lines of a chunked message's body (chunk sizes, data, trailers): where chunk-line predicates look.
+fn chunk_lines<'a>(m: &Message<'a>) -> Vec<&'a [u8]> {
+    if m.named(b"transfer-encoding").next().is_none() {
+        return Vec::new();
+    }
+    m.body.split(|&b| b == b'\n').collect()
+}
+
+fn has_chunk_data_off_its_size(bytes: &[u8]) -> bool {
+    // Read the chunked body by its sizes (the lenient reader above stops at the first `0` line instead): data that
+    // is not followed by CRLF where its size ends, or that runs past the stream. Size lines without a size are other
+    // predicates' business (empty-chunk-size).
+    let off = |body: &[u8]| {
+        let mut rest = body;
+        loop {
+            let Some(eol) = rest.iter().position(|&b| b == b'\n') else { return false };
+            let digits: Vec<u8> = rest[..eol].iter().copied().take_while(u8::is_ascii_hexdigit).collect();
+            let Some(size) = std::str::from_utf8(&digits).ok().and_then(|d| usize::from_str_radix(d, 16).ok()) else {
+                return false;
+            };
+            if size == 0 {
+                return false;
+            }
+            let data_end = eol + 1 + size;
+            match rest.get(data_end..data_end + 2) {
+                Some(b"\r\n") => rest = &rest[data_end + 2..],
+                _ => return true,
+            }
+        }
+    };
+    messages(bytes).iter().any(|m| {
+        let chunked = m.named(b"transfer-encoding").any(|v| v.eq_ignore_ascii_case(b"chunked"));
+        let head_len = m.head.len();
+        // The message's bytes from its body on, to the end of the stream: the sizes decide where the body ends.
+        let start = m.head.as_ptr() as usize - bytes.as_ptr() as usize + head_len;
+        chunked && off(&bytes[start..])
+    })
+}
+
+fn has_malformed_chunk_extension(bytes: &[u8]) -> bool {
+    // A chunk size, then `;` with no token behind it (blanks allowed between).
+    let token = |b: &u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b);
+    any(bytes, |m| {
+        chunk_lines(m).iter().any(|line| {
+            let digits = line.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+            let rest = line[digits..].trim_ascii_start();
+            digits > 0 && rest.first() == Some(&b';') && !rest[1..].trim_ascii_start().first().is_some_and(token)
+        })
+    })
+}
+
+fn has_trailer_declaration_control_byte(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.raw_named(b"trailer").any(|v| v.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)))
+}
+
+fn has_long_chunk_size(bytes: &[u8]) -> bool {
+    any(bytes, |m| chunk_lines(m).iter().any(|line| line.iter().take_while(|b| b.is_ascii_hexdigit()).count() > 16))
+}
+
+fn has_content_length_beyond_int63(bytes: &[u8]) -> bool {
+    // Digits only (a sign or a blank is another tolerance's or a refusal); a number past u128 is beyond too.
+    any(bytes, |m| {
+        m.named(b"content-length").flat_map(|v| v.split(|&b| b == b',')).map(<[u8]>::trim_ascii).any(|v| {
+            !v.is_empty()
+                && v.iter().all(u8::is_ascii_digit)
+                && std::str::from_utf8(v).ok().and_then(|d| d.parse::<u128>().ok()).is_none_or(|n| n >= 1 << 63)
+        })
+    })
+}
+
 fn has_framing_field_whitespace(bytes: &[u8]) -> bool {
     // A tab inside the raw Content-Length or Transfer-Encoding line, around its value.
     let framing = |l: &[u8]| {
@@ -592,7 +724,17 @@ fn has_target_outside_uri_grammar(bytes: &[u8]) -> bool {
     any(bytes, |m| {
         let target = m.target();
         let odd = |b: &u8| b"\"<>\\^`{|}".contains(b);
-        let origin_or_absolute = target.starts_with(b"/") || target.windows(3).any(|w| w == b"://") || target == b"*";
+        // An absolute-form target starts with a scheme (a letter, then letters, digits, `+`, `-`, `.`) before `://`.
+        let scheme = |s: &[u8]| {
+            s.first().is_some_and(u8::is_ascii_alphabetic)
+                && s.iter().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b))
+        };
+        // … and a host after it (`h://` has none).
+        let absolute = target
+            .windows(3)
+            .position(|w| w == b"://")
+            .is_some_and(|i| scheme(&target[..i]) && target.get(i + 3).is_some_and(|b| !b"/?#".contains(b)));
+        let origin_or_absolute = target.starts_with(b"/") || absolute || target == b"*";
         target.iter().any(odd) || (!target.is_empty() && !origin_or_absolute)
     })
 }
@@ -600,9 +742,9 @@ fn has_target_outside_uri_grammar(bytes: &[u8]) -> bool {
 fn has_empty_chunk_size(bytes: &[u8]) -> bool {
     // After a chunk's data and its CRLF, an empty line where the next size belongs.
     any(bytes, |m| {
+        let first_empty = m.body.starts_with(b"\r\n") || m.body.starts_with(b"\n");
         m.named(b"transfer-encoding").next().is_some()
-            && m.body.windows(4).any(|w| w == b"\r\n\r\n")
-            && !m.body.ends_with(b"0\r\n\r\n")
+            && (first_empty || (m.body.windows(4).any(|w| w == b"\r\n\r\n") && !m.body.ends_with(b"0\r\n\r\n")))
     })
 }
 
