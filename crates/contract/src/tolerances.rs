@@ -308,6 +308,15 @@ pub const TOLERANCES: &[Tolerance] = &[
         ],
     },
     Tolerance {
+        name: "options-asterisk",
+        reason: "`OPTIONS *` asks about the server in general (RFC 9110 section 9.3.7), which leaves the answer to the server: Go's net/http (go1.19.8, globalOptionsHandler) answers 200 with an empty body before any handler runs; the routes of hyper's and Node's servers have no resource `*` (404), and llhttp refuses it with a bare LF (400)",
+        matches: has_options_asterisk,
+        refusals: &[Step::Status(404), Step::Status(400), Step::Closed],
+        served: true,
+        cases: &["raw-options-asterisk"],
+        examples: &[b"OPTIONS * HTTP/1.1\nHost:\n\n"],
+    },
+    Tolerance {
         name: "framing-field-whitespace",
         reason: "RFC 9110 lets a field value be surrounded by spaces or tabs, which are not part of it; llhttp (Node) refuses a Content-Length or Transfer-Encoding value next to a tab with 400, hyper and Go's net/http trim it",
         matches: has_framing_field_whitespace,
@@ -323,7 +332,10 @@ pub const TOLERANCES: &[Tolerance] = &[
         refusals: REFUSED,
         served: true,
         cases: &["raw-empty-chunk-size"],
-        examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\r\n:0\r\n\r\n"],
+        examples: &[
+            b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\r\n:0\r\n\r\n",
+            b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n;0\r\n\r\n",
+        ],
     },
     Tolerance {
         name: "large-malformed-body",
@@ -630,6 +642,10 @@ fn chunk_lines<'a>(m: &Message<'a>) -> Vec<&'a [u8]> {
     m.body.split(|&b| b == b'\n').collect()
 }
 
+fn has_options_asterisk(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.request_line().starts_with(b"OPTIONS ") && m.target() == b"*")
+}
+
 fn has_chunk_data_off_its_size(bytes: &[u8]) -> bool {
     // Read the chunked body by its sizes (the lenient reader above stops at the first `0` line instead): data that
     // is not followed by CRLF where its size ends, or that runs past the stream. Size lines without a size are other
@@ -743,8 +759,12 @@ fn has_empty_chunk_size(bytes: &[u8]) -> bool {
     // After a chunk's data and its CRLF, an empty line where the next size belongs.
     any(bytes, |m| {
         let first_empty = m.body.starts_with(b"\r\n") || m.body.starts_with(b"\n");
+        // A size line with no digit at all where the sizes say one belongs (`;0`, an extension alone).
+        let no_digit = m.body.split(|&b| b == b'\n').any(|l| l.starts_with(b";"));
         m.named(b"transfer-encoding").next().is_some()
-            && (first_empty || (m.body.windows(4).any(|w| w == b"\r\n\r\n") && !m.body.ends_with(b"0\r\n\r\n")))
+            && (first_empty
+                || no_digit
+                || (m.body.windows(4).any(|w| w == b"\r\n\r\n") && !m.body.ends_with(b"0\r\n\r\n")))
     })
 }
 
