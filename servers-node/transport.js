@@ -104,12 +104,14 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
   const lastRes = new WeakMap();
   /** Sockets on which an answer ended the connection: nothing more is served there. */
   const ended = new WeakSet();
+  /** Requests whose head the parser refused after handing it over: they get the parser error's 400 alone. */
+  const refused = new WeakSet();
 
   /** Handles one request; returns a promise (which never rejects) if the handler has to wait for the body. */
   function handle(req, res, previous) {
     // A request pipelined behind one whose answer ended the connection is not served: nothing of it may be stored,
     // and its answer would never be sent (Node's parser hands it over all the same).
-    if (ended.has(req.socket) || endsConnection(previous)) {
+    if (ended.has(req.socket) || refused.has(req) || endsConnection(previous)) {
       ended.add(req.socket);
       req.resume();
       return undefined;
@@ -176,12 +178,15 @@ function createHandler({ store, bodyTimeoutMs, log = false, beforeRoute }) {
     return ended.has(socket) || endsConnection(lastRes.get(socket));
   }
 
-  /** Serves nothing more on `socket`: a request handed over but not yet handled gets no answer of its own. */
-  function serveNoMore(socket) {
-    ended.add(socket);
+  /**
+   * `req`, handed over but not yet handled, gets no answer of its own (nor anything after it); the requests queued
+   * before it are still answered.
+   */
+  function refuse(req) {
+    refused.add(req);
   }
 
-  return { handleRequest, pendingOn, afterResponses, closedByAnswer, serveNoMore };
+  return { handleRequest, pendingOn, afterResponses, closedByAnswer, refuse };
 }
 
 /** Whether a `Connection` field of `req` holds the `close` option (a comma-separated list, spaces and tabs trimmed). */
@@ -339,7 +344,7 @@ function onClientError(error, socket, handler) {
     // The error is in that request itself: in its body, or in its head's framing, which llhttp checks only after
     // it has handed the head over (`Transfer-Encoding: identity`). It gets no answer but the 400, which waits for
     // the answers to the requests before it (the fuzzer found a POST's 201 lost behind such a head).
-    handler.serveNoMore(socket);
+    handler.refuse(pending.req);
     pending.answeredBefore.then(() => endWith(socket, response));
     return;
   }

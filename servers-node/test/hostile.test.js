@@ -74,6 +74,13 @@ test('a malformed request pipelined behind complete ones: each of them is answer
   const framing = await exchangeAll(postUser('Framed', 'f@d') + GET('/', 'Transfer-Encoding: identity\r\n'));
   assert.deepEqual(statuses(framing), [201, 400]);
   assert.equal(framing.closed, true);
+  // A request queued between them is still answered (marking the whole connection left it unanswered, and the 400
+  // waiting for it forever).
+  const queued = await exchangeAll(
+    postUser('Queued', 'q@e') + GET('/users/500') + GET('/', 'Transfer-Encoding: identity\r\n'),
+  );
+  assert.deepEqual(statuses(queued), [201, 200, 400]);
+  assert.equal(queued.closed, true);
 });
 
 test('Upgrade is ignored: every request around it is answered in order, and the connection stays open', async () => {
