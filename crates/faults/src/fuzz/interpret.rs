@@ -90,6 +90,21 @@ pub fn normalise_ids(text: &str) -> String {
     normalise_after(&normalise_after(text, "\"id\":"), "/users/")
 }
 
+/// Whether a request line of the stream names a user that an earlier mutant created (`/users/N` above the seed
+/// users). The fuzzer reuses its servers, and once a tolerated difference has stored a user on one side only, the same
+/// id names different users (or none) on each server: the answers to such a request follow each server's history,
+/// not its reading of the bytes, so a difference in them is not judged. What the mutant itself stores is still
+/// compared, by its marker.
+pub fn names_created_user(bytes: &[u8]) -> bool {
+    bytes.split(|&b| b == b'\n').any(|line| {
+        let method = line.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        let path = &line[method..];
+        method > 0
+            && path.starts_with(b" /users/")
+            && normalise_location(&String::from_utf8_lossy(path)).contains("/users/N")
+    })
+}
+
 fn normalise_location(text: &str) -> String {
     normalise_after(text, "/users/")
 }
@@ -353,5 +368,11 @@ mod tests {
         assert_eq!(normalise_ids(r#"{"id":10001,"name":"a"}"#), r#"{"id":N,"name":"a"}"#);
         assert_eq!(normalise_ids(r#"{"id":500,"name":"/users/10000"}"#), r#"{"id":500,"name":"/users/10000"}"#);
         assert_eq!(normalise_location("/users/123456"), "/users/N");
+    }
+    #[test]
+    fn a_request_line_naming_a_created_user_is_found_and_a_seed_user_or_a_body_is_not() {
+        assert!(names_created_user(b"POST /users HTTP/1.1\r\n\r\nGET /users/10080 HTTP/1.1\r\nHost:\r\n\r\n"));
+        assert!(!names_created_user(b"GET /users/10000?x=1 HTTP/1.1\r\nHost:\r\n\r\n"));
+        assert!(!names_created_user(b"POST /users HTTP/1.1\r\n\r\n{\"name\":\"/users/10080\"}"));
     }
 }

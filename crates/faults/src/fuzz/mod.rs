@@ -174,6 +174,9 @@ pub struct Summary {
     pub tolerated_mutants: u64,
     /// Server restarts (store filled or process died).
     pub restarts: u64,
+    /// Mutants whose interpretations differed but which name a user an earlier mutant created: not judged (see
+    /// [`interpret::names_created_user`]).
+    pub store_dependent: u64,
 }
 
 impl Summary {
@@ -189,7 +192,7 @@ impl Summary {
     /// The closing line.
     pub fn line(&self) -> String {
         format!(
-            "fuzz summary: seed {}, {} mutants in {:.0} s, {:.1} mutants/s, {} divergences ({} distinct; {} more did not replay), {:.1} % of mutants answered 2xx by some server",
+            "fuzz summary: seed {}, {} mutants in {:.0} s, {:.1} mutants/s, {} divergences ({} distinct; {} more did not replay), {:.1} % of mutants answered 2xx by some server, {} differences not judged (they name a user an earlier mutant created)",
             self.seed,
             self.mutants,
             self.elapsed.as_secs_f64(),
@@ -197,7 +200,8 @@ impl Summary {
             self.divergences(),
             self.findings.len(),
             self.unconfirmed,
-            100.0 * self.served_2xx as f64 / self.mutants.max(1) as f64
+            100.0 * self.served_2xx as f64 / self.mutants.max(1) as f64,
+            self.store_dependent
         )
     }
 }
@@ -318,6 +322,7 @@ fn judge(targets: &[Target], p: &Probed, settings: &Settings, summary: &mut Summ
                 *summary.tolerated.entry(name).or_default() += 1;
             }
         }
+        Comparison::Divergent { .. } if interpret::names_created_user(&p.mutant.bytes) => summary.store_dependent += 1,
         Comparison::Divergent { what, class: c } => {
             problems.push(what);
             class = c;
