@@ -290,6 +290,10 @@ pub fn search(
             rate = top;
             continue;
         }
+        // The repeat is a step like any other: at the cap, the loop's top ends the search unconfirmed instead.
+        if steps.len() >= settings.max_steps {
+            continue;
+        }
         match step(l, true, &mut steps) {
             Err(e) => break Outcome::Failed { why: format!("{e:#}") },
             Ok(true) => {
@@ -524,6 +528,19 @@ mod tests {
         assert!(steps.iter().filter(|s| !s.passed()).all(|s| s.rate_asked >= rps), "{steps:#?}");
         let s = search_of("svc", 2_000.0, (steps, outcome));
         assert!(s.figure().contains("unconfirmed: the search reached its cap of steps"), "{}", s.figure());
+    }
+
+    #[test]
+    fn no_search_runs_more_steps_than_its_cap() {
+        // A repeat used to follow the bisection's last step unchecked, so that a search capped at 8 ran 9 steps.
+        for max_steps in 3..=10 {
+            for service_ms in [0.02, 0.5, 2.0, 20.0] {
+                let set = SearchSettings { max_steps, ..settings(5.0) };
+                let sim = Simulated { service_ms, loader_limit: 1e9, duration_s: 5.0 };
+                let (steps, outcome) = search(2_000.0, &set, |r| sim.step(r));
+                assert!(steps.len() <= max_steps, "cap {max_steps}, {service_ms} ms: {outcome:?} {steps:#?}");
+            }
+        }
     }
 
     #[test]
