@@ -102,7 +102,10 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
             Outcome::Found { .. } => "not repeated".into(),
             _ => "—".into(),
         };
+        // A capacity above the limit means the loader held more against this subject than against the ceiling (a
+        // POST, say, against a GET limit): no share above 100 % is printed as a figure.
         let share = match (s.capacity(), limit) {
+            (Some(cap), Some(l)) if cap > l => "100 % (the loader held more here than against the ceiling)".into(),
             (Some(cap), Some(l)) => format!("{} %", percent_text(cap / l * 100.0)),
             _ => "—".into(),
         };
