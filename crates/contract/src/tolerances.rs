@@ -413,12 +413,17 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "target-outside-uri-grammar",
-        reason: "a target with a byte RFC 3986 does not allow (`<`, `>`, `\"`, `{`, `|` …) or that is neither a path nor a full URI (`h:`): hyper's URI parser refuses it with 400, llhttp and Go's net/http pass it to the routes (404)",
+        reason: "a target with a byte RFC 3986 does not allow (`<`, `>`, `\"`, `{`, `|` …) or that is neither a path nor a full URI (`h:`, `h://`, `h://:=`): hyper's URI parser refuses it with 400, llhttp and Go's net/http pass it to the routes (404); an authority with a port that is no number (`h://:=`) is the other way round, routed by hyper and llhttp and refused 400 by Go's URL parser",
         matches: has_target_outside_uri_grammar,
         refusals: REFUSED,
         served: true,
         cases: &["raw-target-outside-uri-grammar"],
-        examples: &[b"GET ://x HTTP/1.1\r\nHost: x\r\n\r\n", b"GET h:// HTTP/1.1\r\nHost: x\r\n\r\n"],
+        examples: &[
+            b"GET ://x HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET h:// HTTP/1.1\r\nHost: x\r\n\r\n",
+            // The fuzzer's seed 110, mutant 50561: Rust and Node route it (200), Go's URL parser refuses it (400).
+            b"GET h://:= HTTP/1.0\r\n\r\n",
+        ],
     },
 ];
 
@@ -747,11 +752,17 @@ fn has_target_outside_uri_grammar(bytes: &[u8]) -> bool {
             s.first().is_some_and(u8::is_ascii_alphabetic)
                 && s.iter().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(b))
         };
-        // … and a host after it (`h://` has none).
+        // … and an authority after it: a host (`h://` has none), and a port of digits if any (`h://:=` has neither).
+        let authority = |rest: &[u8]| {
+            let a = &rest[..rest.iter().position(|b| b"/?#".contains(b)).unwrap_or(rest.len())];
+            let port_at = a.iter().rposition(|&b| b == b':').filter(|_| !a.ends_with(b"]"));
+            let (host, port) = port_at.map_or((a, &b""[..]), |c| (&a[..c], &a[c + 1..]));
+            !host.is_empty() && port.iter().all(u8::is_ascii_digit)
+        };
         let absolute = target
             .windows(3)
             .position(|w| w == b"://")
-            .is_some_and(|i| scheme(&target[..i]) && target.get(i + 3).is_some_and(|b| !b"/?#".contains(b)));
+            .is_some_and(|i| scheme(&target[..i]) && authority(&target[i + 3..]));
         let origin_or_absolute = target.starts_with(b"/") || absolute || target == b"*";
         target.iter().any(odd) || (!target.is_empty() && !origin_or_absolute)
     })
