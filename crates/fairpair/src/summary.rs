@@ -446,27 +446,32 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_run_faster_than_preflight_measured_raises_the_capacity() {
-        let mut fast = run("rust", 120_000.0, 0, false);
-        fast.loader_cpu_percent = 80.0;
-        let runs = vec![fast, run("node", 20_000.0, 0, false)];
-        let mut s = summarise(&runs);
-        let p = Preflight {
+    /// A preflight that measured the loader at `rps` on POST at 50 connections.
+    fn preflight_measuring_post_at(rps: f64) -> Preflight {
+        Preflight {
             loader_capacity: vec![LoaderCapacity {
                 scenario: "post".into(),
                 connections: 50,
                 target: "ceiling".into(),
                 command: String::new(),
-                loader_capacity_rps: 50_000.0,
-                measured_rps: 50_000.0,
+                loader_capacity_rps: rps,
+                measured_rps: rps,
                 loader_cpu_percent: 95.0,
                 basis: CapacityBasis::Saturated,
                 machine_idle: false,
             }],
             loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT,
             ..Preflight::default()
-        };
+        }
+    }
+
+    #[test]
+    fn a_run_faster_than_preflight_measured_raises_the_capacity() {
+        let mut fast = run("rust", 120_000.0, 0, false);
+        fast.loader_cpu_percent = 80.0;
+        let runs = vec![fast, run("node", 20_000.0, 0, false)];
+        let mut s = summarise(&runs);
+        let p = preflight_measuring_post_at(50_000.0);
         apply_capacity(&mut s, &runs, Some(&p));
         // 120,000/s with the loader 80 % busy: the loader can drive 150,000/s, whatever preflight saw.
         let cell = cell_capacity(&runs, &p, "post", 50).unwrap();
@@ -489,21 +494,7 @@ mod tests {
             (s.loader_capacity_rps, s.loader_capacity_share_percent, s.loader_limited) =
                 (Some(50_000.0), Some(share), true);
         }
-        let p = Preflight {
-            loader_capacity: vec![LoaderCapacity {
-                scenario: "post".into(),
-                connections: 50,
-                target: "ceiling".into(),
-                command: String::new(),
-                loader_capacity_rps: 50_000.0,
-                measured_rps: 50_000.0,
-                loader_cpu_percent: 95.0,
-                basis: CapacityBasis::Saturated,
-                machine_idle: false,
-            }],
-            loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT,
-            ..Preflight::default()
-        };
+        let p = preflight_measuring_post_at(50_000.0);
         let mut b = Benchmark { runs, summaries, preflight: Some(p), ..empty_bench() };
         b.flags = flags(&b);
         let limited = |b: &Benchmark| -> Vec<String> {
