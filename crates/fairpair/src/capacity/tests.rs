@@ -1,0 +1,232 @@
+//! The search's tests: a simulated subject with a known service time and a known loader limit, so that what the
+//! search finds can be checked against what it should find.
+
+use super::*;
+
+/// A simulated subject: one worker with a fixed service time, loaded at evenly paced arrivals by a loader that
+/// can send at most `loader_limit` requests/s. Latencies are corrected: measured from each request's scheduled
+/// start, as oha `--latency-correction` does.
+struct Simulated {
+    service_ms: f64,
+    loader_limit: f64,
+    duration_s: f64,
+}
+
+impl Simulated {
+    fn step(&self, rate: f64) -> Result<StepResult> {
+        let n = (rate * self.duration_s) as usize;
+        let (mut done, mut latencies) = (0.0_f64, Vec::with_capacity(n));
+        for i in 0..n {
+            let scheduled = i as f64 / rate;
+            let sent = i as f64 / rate.min(self.loader_limit);
+            done = done.max(sent) + self.service_ms / 1000.0;
+            latencies.push((done - scheduled) * 1000.0);
+        }
+        latencies.sort_by(f64::total_cmp);
+        let at = |q: f64| latencies[((q * n as f64) as usize).min(n - 1)];
+        Ok(StepResult {
+            achieved_rps: n as f64 / done.max(self.duration_s),
+            requests: n as u64,
+            latency: Latency {
+                p50_ms: at(0.5),
+                p90_ms: at(0.9),
+                p99_ms: at(0.99),
+                p99_9_ms: Some(at(0.999)),
+                max_ms: at(1.0),
+            },
+            ..StepResult::default()
+        })
+    }
+}
+
+/// The search's settings, with a cap of steps that does not cut the searches short (the cap has its own test).
+fn settings(resolution_percent: f64) -> SearchSettings {
+    let objective = Objective::default();
+    SearchSettings { objective, resolution_percent, step_s: 5, warmup_s: 1, connections: 50, max_steps: 16 }
+}
+
+fn search_of(subject: &str, upper_rps: f64, (steps, outcome): (Vec<Step>, Outcome)) -> Search {
+    let (subject, scenario, upper_from) = (subject.into(), "get".into(), "closed-loop".into());
+    Search { subject, scenario, upper_rps, upper_from, steps, outcome, bound: false }
+}
+
+#[test]
+fn finds_a_known_capacity_within_its_resolution() {
+    // 2 ms per request on one worker: 500/s when arrivals are evenly paced, and the queue grows above it.
+    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+    for (upper, resolution) in [(520.0, 5.0), (2_000.0, 5.0), (700.0, 20.0)] {
+        let (steps, outcome) = search(upper, &settings(resolution), |r| sim.step(r));
+        let Outcome::Found { rps, confirmed: true, .. } = outcome else { panic!("{outcome:?}") };
+        assert!(rps <= 500.0 && rps >= 500.0 / (1.0 + resolution / 100.0), "{rps} at {resolution} %: {steps:#?}");
+        // The capacity passed, and so did its repeat; every failing rate is above it, every passing one at most it.
+        assert!(steps.iter().all(|s| s.passed() == (s.rate_asked <= rps)), "{steps:#?}");
+        assert!(steps.last().unwrap().repeat && steps.len() <= expected_steps(resolution) + 3, "{steps:#?}");
+    }
+}
+
+#[test]
+fn a_failed_repeat_falls_back_to_a_lower_rate_that_passed() {
+    // A noisy subject: 2 ms per request, but the first repeat of a rate misses. Before, the search then halved
+    // below its lowest rate and could say "no rate" beside steps that had met the objective.
+    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+    let (mut asked, mut spoiled) = (Vec::new(), false);
+    let (steps, outcome) = search(7_000.0, &settings(25.0), |r| {
+        let mut result = sim.step(r)?;
+        if asked.contains(&r) && !spoiled {
+            (spoiled, result.latency.p99_ms) = (true, 50.0);
+        }
+        asked.push(r);
+        Ok(result)
+    });
+    let Outcome::Found { rps, confirmed: true, .. } = outcome else { panic!("{outcome:?}: {steps:#?}") };
+    assert!(rps <= 500.0 && steps.iter().any(|s| s.repeat && !s.passed()), "{rps}: {steps:#?}");
+}
+
+#[test]
+fn a_subject_whose_every_step_fails_has_no_rate() {
+    let sim = Simulated { service_ms: 20.0, loader_limit: 1e9, duration_s: 5.0 };
+    let (steps, outcome) = search(50.0, &settings(5.0), |r| sim.step(r));
+    assert_eq!(outcome, Outcome::NoRate { lowest_rps: 3.0 }, "{steps:#?}");
+    assert!(steps.iter().all(|s| !s.passed()) && steps.len() == 5, "45, 23, 12, 6, 3: {steps:#?}");
+}
+
+#[test]
+fn the_loaders_limit_reached_first_is_a_bound() {
+    // The loader sends at most 300/s: above it the scheduled starts run ahead of the sends, and the corrected
+    // latencies grow, so the search ends near the loader's limit and not at the server's 500/s.
+    let sim = Simulated { service_ms: 2.0, loader_limit: 300.0, duration_s: 5.0 };
+    let set = settings(5.0);
+    let limit = search_of("ceiling", 1_000.0, search(1_000.0, &set, |r| sim.step(r)));
+    let rust = search_of("rust", 500.0, search(500.0, &set, |r| sim.step(r)));
+    let mut record = CapacityRecord {
+        settings: set.clone(),
+        tool: crate::kinds::Tool::Oha,
+        loader_limit: Some(limit),
+        searches: vec![rust],
+    };
+    record.mark_bounds();
+    let rust = &record.searches[0];
+    assert!(rust.bound, "{rust:#?}");
+    assert!(rust.figure().starts_with("≥ "), "{}", rust.figure());
+    let line = sizing_line(&set.objective, "get", &[("rust", rust)], 100_000.0).unwrap();
+    assert!(line.contains("at most") && line.contains("upper bound"), "{line}");
+}
+
+#[test]
+fn a_capacity_below_a_rate_the_loader_did_not_hold_is_a_bound_with_no_limit_measured() {
+    // As a `--quick` run saw it (25 % resolution, the loader's limit not measured): rust served 131,018/s in its
+    // closed-loop run, and its first step of 117,916/s achieved about 107,000/s, the loader's most. The capacity
+    // below that step is the loader's figure, whatever the words of the step's verdict.
+    let sim = Simulated { service_ms: 0.004, loader_limit: 107_000.0, duration_s: 1.0 };
+    let mut record = CapacityRecord {
+        settings: settings(25.0),
+        tool: crate::kinds::Tool::Oha,
+        loader_limit: None,
+        searches: vec![search_of("rust", 131_018.0, search(131_018.0, &settings(25.0), |r| sim.step(r)))],
+    };
+    record.mark_bounds();
+    let rust = &record.searches[0];
+    assert_eq!(rust.bound_by(None), Some(BoundBy::RateNotHeldAbove), "{rust:#?}");
+    assert!(rust.bound && rust.figure().starts_with("≥ "), "{}", rust.figure());
+    // A subject whose step above its capacity held the rate and missed the latency is its own figure.
+    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+    let two_ms = search_of("svc", 520.0, search(520.0, &settings(5.0), |r| sim.step(r)));
+    assert!(two_ms.capacity().is_some() && two_ms.bound_by(None).is_none(), "{two_ms:#?}");
+}
+
+#[test]
+fn a_search_at_its_cap_reports_its_last_passing_rate_unconfirmed() {
+    // Every repeat fails (a noisy machine): the search stops at its cap with the highest rate that passed below
+    // every failing one, and says it is unconfirmed.
+    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
+    let (mut seen, sim) = (Vec::new(), Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 });
+    let (steps, outcome) = search(2_000.0, &set, |r| {
+        let mut result = sim.step(r)?;
+        if seen.contains(&r) {
+            result.latency.p99_ms = 50.0;
+        }
+        seen.push(r);
+        Ok(result)
+    });
+    assert_eq!(steps.len(), 8, "{steps:#?}");
+    let Outcome::Found { rps, confirmed: false, .. } = outcome else { panic!("{outcome:?}: {steps:#?}") };
+    assert!(steps.iter().any(|s| s.passed() && s.rate_asked == rps), "{steps:#?}");
+    assert!(steps.iter().filter(|s| !s.passed()).all(|s| s.rate_asked >= rps), "{steps:#?}");
+    let s = search_of("svc", 2_000.0, (steps, outcome));
+    assert!(s.figure().contains("unconfirmed: the search reached its cap of steps"), "{}", s.figure());
+}
+
+#[test]
+fn no_search_runs_more_steps_than_its_cap() {
+    // A repeat used to follow the bisection's last step unchecked, so that a search capped at 8 ran 9 steps.
+    for max_steps in 3..=10 {
+        for service_ms in [0.02, 0.5, 2.0, 20.0] {
+            let set = SearchSettings { max_steps, ..settings(5.0) };
+            let sim = Simulated { service_ms, loader_limit: 1e9, duration_s: 5.0 };
+            let (steps, outcome) = search(2_000.0, &set, |r| sim.step(r));
+            assert!(steps.len() <= max_steps, "cap {max_steps}, {service_ms} ms: {outcome:?} {steps:#?}");
+        }
+    }
+}
+
+#[test]
+fn a_repeat_that_fails_makes_that_rate_a_failing_one() {
+    // A subject that meets the objective up to 400/s, except that the first repeat of a rate fails: the search
+    // takes that rate as failing and searches below it again until a rate passes twice.
+    let (mut seen, mut failed_once) = (Vec::new(), None);
+    let (steps, outcome) = search(800.0, &settings(5.0), |r| {
+        let flaky = failed_once.is_none() && seen.contains(&r);
+        if flaky {
+            failed_once = Some(r);
+        }
+        seen.push(r);
+        let p99 = if r <= 400.0 && !flaky { 5.0 } else { 50.0 };
+        Ok(StepResult {
+            achieved_rps: r,
+            latency: Latency { p99_ms: p99, ..Latency::default() },
+            ..StepResult::default()
+        })
+    });
+    let (Outcome::Found { rps, confirmed: true, .. }, Some(flaky)) = (&outcome, failed_once) else {
+        panic!("{outcome:?}")
+    };
+    assert!(*rps < flaky && *rps >= flaky / 1.05 - 1.0, "{rps} below {flaky}: {steps:#?}");
+    assert!(steps.iter().filter(|s| s.repeat).count() == 2, "{steps:#?}");
+}
+
+#[test]
+fn errors_aborts_and_a_rate_not_held_miss_the_objective() {
+    let o = Objective::default();
+    let ok = StepResult {
+        achieved_rps: 100.0,
+        latency: Latency { p99_ms: 9.0, ..Latency::default() },
+        ..StepResult::default()
+    };
+    assert_eq!(o.misses(&ok, 100.0), None);
+    assert!(o.misses(&StepResult { aborted: 1, ..ok.clone() }, 100.0).unwrap().contains("1 aborted"));
+    assert!(o.misses(&StepResult { errors: 2, ..ok.clone() }, 100.0).is_some());
+    assert!(o.misses(&ok, 110.0).unwrap().contains("achieved 100/s of 110/s"));
+    assert!(o.misses(&StepResult { latency: Latency { p99_ms: 11.0, ..ok.latency }, ..ok }, 100.0).is_some());
+}
+
+#[test]
+fn slo_flags() {
+    let parse = |v: &[&str]| Objective::parse(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    assert_eq!(parse(&[]).unwrap(), Objective::default());
+    assert_eq!(parse(&["p99=10ms"]).unwrap().to_string(), "p99 ≤ 10 ms");
+    let two = parse(&["p50=500us,p99.9=0.025s"]).unwrap();
+    assert_eq!(two.to_string(), "p50 ≤ 0.5 ms and p99.9 ≤ 25 ms");
+    assert_eq!(parse(&["p90=2ms", "p99=1s"]).unwrap().0.len(), 2);
+    for bad in ["p98=10ms", "p99", "p99=10", "p99=-1ms", "p99=ms", "p99=10min"] {
+        let e = parse(&[bad]).unwrap_err();
+        assert!(e.downcast_ref::<crate::UsageError>().is_some(), "{bad}: {e}");
+        assert!(!e.to_string().contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn the_estimate_counts_the_bisection() {
+    assert_eq!(expected_steps(5.0), 7);
+    assert_eq!(expected_steps(25.0), 5);
+    assert_eq!((max_steps(5.0, false), max_steps(25.0, true)), (8, 5));
+}
