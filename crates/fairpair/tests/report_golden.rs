@@ -189,3 +189,23 @@ fn the_summary_gives_the_capacity_in_the_row_of_its_search_bounds_as_bounds() {
     bench.capacity = None;
     assert!(!report::verdict_lines(&bench).iter().any(|l| l.contains("capacity")));
 }
+
+#[test]
+fn a_run_that_only_searched_for_capacity_is_summarised_by_its_searches() {
+    // As `fairpair run --capacity-only` writes it: the searches, and no closed-loop run. Its summary used to say that
+    // no other subject was measured beside rust, and describe `wrk` runs that never ran.
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    (bench.runs, bench.summaries, bench.memory, bench.memory_summaries) = Default::default();
+    let lines = report::verdict_lines(&bench);
+    assert!(
+        lines.iter().any(|l| l
+            == "node / rust, post, 50 connections: capacity at the SLO 0.55× (one search each: noise not measured)"),
+        "{lines:#?}"
+    );
+    let (md, _) = report::render(&bench);
+    let summary = &md[..md.find("## Environment").unwrap()];
+    assert!(summary.contains("a capacity search at p99 ≤ 10 ms with `oha`"), "{summary}");
+    assert!(!summary.contains("No other subject") && !summary.contains("`wrk`"), "{summary}");
+    assert!(summary.contains("Each cell: a subject's capacity over rust's"), "{summary}");
+}

@@ -7,7 +7,7 @@
 
 use crate::report::document::{Align, Document, Table};
 use crate::report::ratios::{Bound, baseline, loader_limit, ratio, ratio_text};
-use crate::schema::{Benchmark, FlagKind, Summary};
+use crate::schema::{Benchmark, CapacityRecord, FlagKind, Summary};
 use crate::stats::{self, Stat};
 use crate::text::{count, thousands};
 
@@ -36,6 +36,9 @@ impl Headline {
 
     /// The headlines of `b`: the capacity only when it was searched for.
     fn of(b: &Benchmark) -> Vec<Headline> {
+        if searched_only(b).is_some() {
+            return vec![Headline::Capacity];
+        }
         Headline::ALL.into_iter().filter(|h| *h != Headline::Capacity || b.capacity.is_some()).collect()
     }
 
@@ -144,12 +147,25 @@ pub struct Verdicts {
 /// The summary of `b` (already [`crate::report::marked`]).
 pub fn verdicts(b: &Benchmark, cells: &[(String, u32)]) -> Verdicts {
     let base = baseline(b).map(str::to_owned);
+    // A run that only searched for capacity (`--capacity-only`) has no closed-loop cell: its rows are the searches'.
+    let searched = searched_only(b);
+    let mut search_cells: Vec<(String, u32)> = Vec::new();
+    for s in searched.iter().flat_map(|c| &c.searches) {
+        let cell = (s.scenario.clone(), searched.map_or(0, |c| c.settings.connections));
+        if !search_cells.contains(&cell) {
+            search_cells.push(cell);
+        }
+    }
+    let cells = if searched.is_some() { &search_cells[..] } else { cells };
     let others: Vec<&str> = b
         .subjects
         .iter()
         .filter(|s| !s.get_only && Some(&s.name) != base.as_ref())
         .map(|s| s.name.as_str())
-        .filter(|n| b.runs.iter().any(|r| r.subject == *n))
+        .filter(|n| {
+            b.runs.iter().any(|r| r.subject == *n)
+                || searched.is_some_and(|c| c.searches.iter().any(|s| s.subject == *n))
+        })
         .collect();
     let mut v = Verdicts { line: run_line(b), notes: notes(b), headlines: Headline::of(b), ..Default::default() };
     let Some(base_name) = base.as_deref() else { return v };
@@ -247,6 +263,11 @@ fn noise(a: &Stat, b: &Stat) -> Trust {
     }
 }
 
+/// The capacity searches of a run that ran nothing else (`--capacity-only`).
+fn searched_only(b: &Benchmark) -> Option<&CapacityRecord> {
+    b.capacity.as_ref().filter(|_| b.runs.is_empty())
+}
+
 /// One line naming the machine and the run.
 fn run_line(b: &Benchmark) -> String {
     let (e, s) = (&b.environment, &b.settings);
@@ -256,17 +277,30 @@ fn run_line(b: &Benchmark) -> String {
         Some(t) => format!("`{}`, loaded from `{}`", t.server_environment.hostname, e.hostname),
         None => format!("`{}`", e.hostname),
     };
+    let method = match searched_only(b) {
+        Some(c) => format!(
+            "a capacity search at {} with `{}` (open loop, {}, steps of {} s after {} s of warm-up)",
+            c.settings.objective,
+            c.tool,
+            count(u64::from(c.settings.connections), "connection"),
+            c.settings.step_s,
+            c.settings.warmup_s
+        ),
+        None => format!(
+            "`{}`, {} of {} s per cell after {} s of warm-up",
+            s.tool,
+            count(u64::from(s.repeats), "run"),
+            s.duration_s,
+            s.warmup_s
+        ),
+    };
     format!(
-        "{} on {host} ({} × {}, Linux {}), {}: `{}`, {} of {} s per cell after {} s of warm-up, {}.",
+        "{} on {host} ({} × {}, Linux {}), {}: {method}, {}.",
         names.join(", "),
         e.cpu_model,
         e.cpus_online,
         e.kernel,
         e.date.split('T').next().unwrap_or(&e.date),
-        s.tool,
-        count(u64::from(s.repeats), "run"),
-        s.duration_s,
-        s.warmup_s,
         if s.pinned { "servers and loader pinned apart" } else { "not pinned" }
     )
 }
@@ -349,15 +383,22 @@ pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
              in the tables below."
         ));
     } else {
-        doc.paragraph(format!(
-            "Each cell: a subject's median over {base}'s, the baseline (above 1×: more requests/s, or more latency \
+        if v.headlines == [Headline::Capacity] {
+            doc.paragraph(format!(
+                "Each cell: a subject's capacity over {base}'s, the baseline (above 1×: more requests/s at the \
+                 objective), and how far to trust it."
+            ));
+        } else {
+            doc.paragraph(format!(
+                "Each cell: a subject's median over {base}'s, the baseline (above 1×: more requests/s, or more latency \
              and CPU), and how far to trust it.{}",
-            if v.headlines.contains(&Headline::Capacity) {
-                " The capacity at the latency objective is in the row of the connection count its search used."
-            } else {
-                ""
-            }
-        ));
+                if v.headlines.contains(&Headline::Capacity) {
+                    " The capacity at the latency objective is in the row of the connection count its search used."
+                } else {
+                    ""
+                }
+            ));
+        }
     }
     // With one subject beside the baseline the header names the pair; with more, each row names its subject.
     let mut subjects = v.cells.iter().chain(&v.memory).map(|r| &r.subject);
