@@ -279,6 +279,15 @@ pub const TOLERANCES: &[Tolerance] = &[
         examples: &[],
     },
     Tolerance {
+        name: "long-trailer-field",
+        reason: "a trailer field line of 4 KiB or more after a chunked body: Go's net/http (go1.19.8) reads trailer lines through its 4 KiB connection buffer and fails the body, so the route refuses the request (400) and the connection closes; hyper and llhttp read trailers up to the head limit (16 KiB) and serve the request",
+        matches: has_long_trailer_field,
+        refusals: &[Step::Status(400), Step::Status(431), Step::Closed],
+        served: true,
+        cases: &["raw-long-trailer-field"],
+        examples: &[],
+    },
+    Tolerance {
         name: "long-chunk-size",
         reason: "a chunk size of more than 16 hex digits (leading zeros count): Go's net/http (go1.19.8) refuses it (\"http chunk length too large\"), and the body read fails (400, closed); hyper and llhttp read the number",
         matches: has_long_chunk_size,
@@ -698,6 +707,16 @@ fn has_malformed_chunk_extension(bytes: &[u8]) -> bool {
 
 fn has_trailer_declaration_control_byte(bytes: &[u8]) -> bool {
     any(bytes, |m| m.raw_named(b"trailer").any(|v| v.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)))
+}
+
+fn has_long_trailer_field(bytes: &[u8]) -> bool {
+    // A line of 4,000 bytes or more after the last chunk's `0` size line (4 KiB less the CRLF and a little slack).
+    any(bytes, |m| {
+        let lines = chunk_lines(m);
+        let zero =
+            |l: &&[u8]| l.first() == Some(&b'0') && l.iter().take_while(|b| b.is_ascii_hexdigit()).all(|&b| b == b'0');
+        lines.iter().position(zero).is_some_and(|at| lines[at + 1..].iter().any(|l| l.len() >= 4_000))
+    })
 }
 
 fn has_long_chunk_size(bytes: &[u8]) -> bool {
