@@ -288,6 +288,18 @@ pub const TOLERANCES: &[Tolerance] = &[
         examples: &[],
     },
     Tolerance {
+        name: "empty-line-before-request",
+        reason: "an empty line before a request line, which RFC 9112 section 2.2 says a server SHOULD ignore: hyper and llhttp ignore it; Go's net/http (go1.19.8) skips such lines only after a POST on the same connection, and otherwise answers 400 and closes",
+        matches: has_empty_line_before_request,
+        refusals: REFUSED,
+        served: true,
+        cases: &["raw-empty-line-before-request-line"],
+        examples: &[
+            // The fuzzer's seed 111, mutant 148772: Rust and Node answer both GETs, Go refuses the second.
+            b"GET / HTTP/1.1\r\nHost:\r\n\r\n\r\nGET / HTTP/1.1\r\nHost:\r\n\r\n",
+        ],
+    },
+    Tolerance {
         name: "long-chunk-size",
         reason: "a chunk size of more than 16 hex digits (leading zeros count): Go's net/http (go1.19.8) refuses it (\"http chunk length too large\"), and the body read fails (400, closed); hyper and llhttp read the number",
         matches: has_long_chunk_size,
@@ -717,6 +729,10 @@ fn has_long_trailer_field(bytes: &[u8]) -> bool {
             |l: &&[u8]| l.first() == Some(&b'0') && l.iter().take_while(|b| b.is_ascii_hexdigit()).all(|&b| b == b'0');
         lines.iter().position(zero).is_some_and(|at| lines[at + 1..].iter().any(|l| l.len() >= 4_000))
     })
+}
+
+fn has_empty_line_before_request(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.head.starts_with(b"\r\n") || m.head.starts_with(b"\n"))
 }
 
 fn has_long_chunk_size(bytes: &[u8]) -> bool {
