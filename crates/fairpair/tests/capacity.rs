@@ -74,7 +74,7 @@ fn a_fixed_2ms_service_time_is_found_within_450_to_500_per_second() {
     }
     // The figure itself is a benchmark, not a test: it depends on the machine and on how evenly the loader paces its
     // requests (oha's p99 against this service was 8–10 ms at every rate from 420/s to 460/s on an idle 2-vCPU
-    // machine, and one search there found 456/s, another 363/s). So the 450–500/s check runs only when the person
+    // machine, and five searches there found 363–456/s). So the 450–500/s check runs only when the person
     // running it says the machine is quiet (FAIRPAIR_QUIET=1) and no step was flagged busy; otherwise the test lists
     // it as not run, with the figure it found.
     let busy = search.steps.iter().filter(|s| !s.result.machine_idle).count();
