@@ -1,15 +1,13 @@
-//! The capacity search against real services (`tests/fixtures/service-time.mjs`, one Node worker): a fixed 2 ms
-//! service time, Node's own work per request included (500 requests/s when arrivals are evenly paced), must get a
-//! capacity at p99 ≤ 10 ms within 450–500/s; a service that sleeps 20 ms per request meets p99 ≤ 10 ms at no rate.
-//! Each step of the search is checked: the capacity's step met the objective and every failing step is above it (or
-//! the figure is a loader bound).
+//! The capacity search against real services (`tests/fixtures/service-time.mjs`): one worker with a fixed 2 ms
+//! service time (500 requests/s when arrivals are evenly paced, 499.7/s under wrk) must get a capacity at p99 ≤ 10 ms
+//! within 450–500/s; a service that sleeps 20 ms per request meets p99 ≤ 10 ms at no rate. Each step of the search is
+//! checked: the capacity's step met the objective and every failing step is above it (or the figure is a bound).
 //!
 //! Needs oha (the search's load tool), wrk (the closed-loop runs that give the search its upper bound) and node; CI
-//! has no oha (compiling it takes 7–10 minutes), so there these tests are listed as skipped. What holds on any machine
-//! (the verdicts of the steps) is always checked; the 450–500/s figure is a benchmark, checked only on a machine the
-//! person running the test says is quiet (`FAIRPAIR_QUIET=1`) and the harness's idle check did not flag, and
-//! otherwise listed as skipped with the figure found. The search's logic is covered without oha by the unit tests of
-//! `capacity/`, against a simulated subject.
+//! has no oha (compiling it takes 7–10 minutes), so there these tests are listed as skipped. The 450–500/s figure
+//! depends on the machine being quiet: when a step began on a machine the harness's idle check flagged busy, it is
+//! listed as not checked, with the figure found, and the steps' verdicts are still checked. The search's logic is
+//! covered without oha by the unit tests of `capacity/`, against a simulated subject.
 
 mod common;
 
@@ -20,7 +18,7 @@ use fairpair::capacity::{Outcome, Search};
 use fairpair::schema::Benchmark;
 use testkit::Need;
 
-/// Runs the search on the fixture service in `mode` (`busy` or `sleep`) for `ms` per request; returns the search,
+/// Runs the search on the fixture service in `mode` (`worker` or `sleep`) for `ms` per request; returns the search,
 /// and the run's stderr.
 fn search(test: &str, mode: &str, ms: u32) -> Option<(Search, String)> {
     // One search at a time: two at once would load the same CPUs and measure each other.
@@ -61,7 +59,7 @@ fn search(test: &str, mode: &str, ms: u32) -> Option<(Search, String)> {
 #[test]
 fn a_fixed_2ms_service_time_is_found_within_450_to_500_per_second() {
     let test = "a_fixed_2ms_service_time_is_found_within_450_to_500_per_second";
-    let Some((search, stderr)) = search(test, "busy", 2) else {
+    let Some((search, stderr)) = search(test, "worker", 2) else {
         return;
     };
     // What holds on any machine: the capacity's own steps met the objective, and every step that missed it asked
@@ -72,25 +70,21 @@ fn a_fixed_2ms_service_time_is_found_within_450_to_500_per_second() {
         assert!(search.steps.iter().filter(|s| !s.passed()).all(|s| s.rate_asked > rps) || search.bound, "{search:#?}");
         assert!(search.bound || search.steps.iter().any(|s| !s.passed()), "a failing step above it: {search:#?}");
     }
-    // The figure itself is a benchmark, not a test: it depends on the machine and on how evenly the loader paces its
-    // requests (oha's p99 against this service was 8–10 ms at every rate from 420/s to 460/s on an idle 2-vCPU
-    // machine, and five searches there found 363–456/s). So the 450–500/s check runs only when the person
-    // running it says the machine is quiet (FAIRPAIR_QUIET=1) and no step was flagged busy; otherwise the test lists
-    // it as not run, with the figure it found.
+    // The figure depends on the machine: a step that shared the CPUs with something else measured that too. Such a
+    // search is listed as not checked, with the figure it found. Five searches on an idle 2-vCPU machine found 484 or
+    // 485/s, each as "≥": every step passed up to the service's closed-loop throughput, the search's upper bound.
     let busy = search.steps.iter().filter(|s| !s.result.machine_idle).count();
-    let quiet = std::env::var("FAIRPAIR_QUIET").is_ok_and(|v| v == "1");
-    if busy > 0 || !quiet {
+    if busy > 0 {
         let why = format!(
-            "the 450–500/s check needs a quiet machine, asserted with FAIRPAIR_QUIET=1 ({}; {busy} of {} steps began \
-             on a machine the harness flagged busy; it found {})",
-            if quiet { "asserted" } else { "not asserted" },
+            "the 450–500/s check needs steps on a quiet machine ({busy} of {} began on a machine the harness flagged \
+             busy; it found {})",
             search.steps.len(),
             search.figure()
         );
         testkit::skip(test, Need::IdleMachine, &why);
         return;
     }
-    let Some(rps) = rps else { panic!("no capacity on a quiet machine: {search:#?}\n{stderr}") };
+    let Some(rps) = rps else { panic!("no capacity: {search:#?}\n{stderr}") };
     assert!((450.0..=500.0).contains(&rps), "capacity {rps}/s, not within 450–500/s: {search:#?}\n{stderr}");
 }
 
