@@ -301,8 +301,8 @@ fn open_loop_tool(plan: &Plan) -> &'static str {
 }
 
 /// The summary table on stdout: one line per cell and subject; `cap. %` is the share of the loader's measured capacity.
-fn print_summary(b: &fairpair::schema::Benchmark) {
-    let b = &report::marked(b);
+fn print_summary(plain: &fairpair::schema::Benchmark) {
+    let b = &report::marked(plain);
     println!(
         "{:<20} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
         "subject", "scenario", "conns", "req/s", "cap. %", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
@@ -351,8 +351,9 @@ fn print_summary(b: &fairpair::schema::Benchmark) {
             m.startup_ms.median
         );
     }
-    // The report's summary, in the same words: what the figures above say, and how far to trust each.
-    let verdicts = report::verdict_lines(b);
+    // The report's summary, in the same words: what the figures above say, and how far to trust each. It marks the
+    // unverified subjects itself, so it is given the plain names (marked twice, "x (UNVERIFIED) (UNVERIFIED)").
+    let verdicts = report::verdict_lines(plain);
     if !verdicts.is_empty() {
         println!();
     }

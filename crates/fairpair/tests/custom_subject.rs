@@ -79,6 +79,8 @@ fn an_unverified_subject_measured_anyway_is_marked_in_the_report_and_charts() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.lines().any(|l| l.starts_with("bad (UNVERIFIED) ")), "console summary:\n{stdout}");
+    assert!(stdout.contains("bad (UNVERIFIED) failed the contract"), "console verdicts:\n{stdout}");
+    assert!(!stdout.contains("(UNVERIFIED) (UNVERIFIED)"), "marked once:\n{stdout}");
     let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ") && l.contains("bad")).collect();
     assert!(rows.len() >= 4, "{md}");
