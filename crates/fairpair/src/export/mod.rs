@@ -9,6 +9,7 @@
 mod bmf;
 mod csv;
 
+use crate::capacity::BoundBy;
 use crate::schema::{Benchmark, FlagKind, Summary, VerificationStatus};
 use crate::stats::Stat;
 
@@ -97,13 +98,30 @@ impl Metric {
     }
 }
 
-/// Why a figure is a bound rather than a measured value: the loader, not the server, may have set it.
+/// Why a figure is a bound rather than a measured value: the loader (or, for a capacity, the search's own upper
+/// bound), not the server, may have set it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
-    /// The throughput was at least the measured share of the loader's capacity (80 % by default).
+    /// The throughput was at least the measured share of the loader's capacity (80 % by default); a capacity, at
+    /// least 80 % of the loader's open-loop limit.
     LoaderLimited,
     /// The load tool used 90 % or more of its CPUs in a run.
     LoaderBound,
+    /// A capacity whose next step above failed with the loader short of the rate asked ([`BoundBy::RateNotHeldAbove`]).
+    RateNotHeld,
+    /// A capacity that is the search's upper bound, the subject's closed-loop throughput: no rate above it was tried
+    /// ([`BoundBy::Upper`]).
+    SearchUpper,
+}
+
+impl From<BoundBy> for Limit {
+    fn from(b: BoundBy) -> Limit {
+        match b {
+            BoundBy::LoaderLimit => Limit::LoaderLimited,
+            BoundBy::RateNotHeldAbove => Limit::RateNotHeld,
+            BoundBy::Upper => Limit::SearchUpper,
+        }
+    }
 }
 
 impl Limit {
@@ -111,6 +129,8 @@ impl Limit {
         match self {
             Limit::LoaderLimited => "loader-limited",
             Limit::LoaderBound => "loader-bound",
+            Limit::RateNotHeld => "rate-not-held",
+            Limit::SearchUpper => "search-upper-bound",
         }
     }
 
@@ -222,7 +242,9 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
                 cell: Some((s.scenario.clone(), c.settings.connections)),
                 metric: Metric::Capacity,
                 stat,
-                limit: s.bound.then_some(Limit::LoaderLimited),
+                // The reason is decided again from the steps, as when the file was written. A file whose bound
+                // rule has since changed (one the rules of today would not call a bound) keeps the old reading.
+                limit: s.bound.then(|| s.bound_by(c.loader_limit_rps()).map_or(Limit::LoaderLimited, Limit::from)),
                 flags: flags(&s.subject, None),
                 verified: verified(&s.subject),
             });
@@ -297,5 +319,22 @@ mod tests {
         );
         let values: usize = bmf.as_object().unwrap().values().map(|m| m.as_object().unwrap().len()).sum();
         assert_eq!(values, csv.lines().count() - 1, "one BMF value per CSV row");
+    }
+
+    #[test]
+    fn a_capacity_bound_names_its_reason() {
+        let mut b = with_capacities();
+        let capacity = |b: &Benchmark, subject: &str| {
+            figures(b).into_iter().find(|f| f.subject == subject && f.metric == Metric::Capacity).unwrap()
+        };
+        // The search met the objective at its upper bound, the closed-loop throughput: no rate above was tried.
+        let mine = &mut b.capacity.as_mut().unwrap().searches[1];
+        mine.upper_rps = 8_000.0;
+        assert_eq!(capacity(&b, "mine").limit, Some(Limit::SearchUpper));
+        assert_eq!(capacity(&b, "mine").limit.map(Limit::as_str), Some("search-upper-bound"));
+        // A bound recorded by a rule of the past that today's rules do not make: read as before, loader-limited.
+        b.capacity.as_mut().unwrap().searches[1].upper_rps = 16_000.0;
+        assert_eq!(capacity(&b, "mine").limit, Some(Limit::LoaderLimited));
+        assert_eq!(capacity(&b, "rust").limit, None);
     }
 }
