@@ -9,10 +9,14 @@
 //! The search is a pure function of step results ([`search`]), so its logic is tested in CI against a simulated
 //! subject; `execute` gives it a step that runs the real thing. Its definitions:
 //!
-//! - It starts at [`START_FRACTION`] of an upper bound: the subject's closed-loop throughput measured in the same
-//!   run (or a short closed-loop probe under `--capacity-only`). No rate above it can be held.
+//! - It starts at [`START_FRACTION`] of what the code calls the upper bound: the subject's closed-loop throughput
+//!   measured in the same run (or a short closed-loop probe under `--capacity-only`). It is where the search starts,
+//!   not a limit: with a fixed connection count a closed loop is held down by latency (Little's law), so a service
+//!   with a long but concurrent service time can serve more open-loop than closed-loop.
 //! - It halves the rate until a step meets the objective; the lowest rate it tries is [`LOWEST_FRACTION`] of the
 //!   first, below which it reports "no rate meets the objective" (naming the lowest rate tried).
+//! - Until a step fails, it bisects up to the upper bound and tries it; when the objective holds there too, it tries
+//!   one resolution step above it, then doubles the rate until a step fails.
 //! - It bisects (geometrically) between the last passing and the first failing rate until they are within the
 //!   resolution, then repeats the passing rate. When the repeat fails, that rate counts as failing and the search
 //!   starts again below it (halving, then bisecting): a capacity has passed twice, and the rate one resolution step
@@ -20,8 +24,8 @@
 //!   [`max_steps`]) it stops, and reports its last passing rate below every failing one, marked unconfirmed.
 //! - A capacity is printed as a bound, `≥ N/s`, for a [`BoundBy`] reason: it is at least [`LOADER_BOUND_SHARE`] of
 //!   the loader's own open-loop limit (the same search against the `ceiling`, in preflight); or the step that failed
-//!   just above it did not hold its rate (the loader's limit reached first, measured or not); or it is the upper
-//!   bound itself.
+//!   just above it, at a rate the subject served in closed loop, did not hold its rate (the loader's limit reached
+//!   first, measured or not); or no step above it failed (the search reached its cap still stepping up).
 //!
 //! Nothing here runs anything: `capacity_phase.rs` runs the search through the run procedure. It lives outside this
 //! module because it uses the plan, which uses this module (the search's step count for the estimate).
@@ -51,12 +55,18 @@ pub const LOADER_BOUND_SHARE: f64 = 0.8;
 pub enum BoundBy {
     /// It is at least [`LOADER_BOUND_SHARE`] of the loader's measured open-loop limit.
     LoaderLimit,
-    /// The lowest failing step above it achieved under [`ACHIEVED_SHARE`] of its rate. No step asks more than the
-    /// subject served in its closed-loop run (or probe) of the same run, so a rate not achieved there was held
-    /// back by the loader, and the rate above the capacity may have failed for the loader's sake, not the
+    /// The lowest failing step above it achieved under [`ACHIEVED_SHARE`] of its rate, and asked no more than the
+    /// upper bound: the subject served that much in its closed-loop run (or probe) of the same run, so a rate not
+    /// achieved there was held back by the loader, and the step may have failed for the loader's sake, not the
     /// subject's. This holds when the loader's limit was not measured (`--quick`), where `LoaderLimit` cannot.
+    /// A failing step above the upper bound proves nothing of the kind: a server past its own maximum, its
+    /// connections all busy, cannot achieve the rate asked either, so such a step is the subject's boundary.
     RateNotHeldAbove,
-    /// It is the upper bound itself: no rate above it was tried.
+    /// No step above it failed, and it is at or above the upper bound: it is the highest rate the search tried, not a
+    /// boundary it found. The search tries above the upper bound until a step fails, so this is a search that reached
+    /// its cap still stepping up (or a record from before it tried above the upper bound, where the capacity was
+    /// that bound itself). Below the upper bound no search with its cap from [`max_steps`] stops without a failing
+    /// step, since it reaches the upper bound before its cap.
     Upper,
 }
 
@@ -175,13 +185,14 @@ impl Search {
         if loader_limit.is_some_and(|l| c >= LOADER_BOUND_SHARE * l) {
             return Some(BoundBy::LoaderLimit);
         }
+        let top = whole(self.upper_rps);
         let failed_above = self.steps.iter().filter(|s| !s.passed() && s.rate_asked > c);
-        let lowest = failed_above.map(|s| s.rate_asked).reduce(f64::min);
-        let mut at_lowest = self.steps.iter().filter(|s| Some(s.rate_asked) == lowest && !s.passed());
-        if at_lowest.any(|s| !holds_rate(&s.result, s.rate_asked)) {
-            return Some(BoundBy::RateNotHeldAbove);
-        }
-        (c >= whole(self.upper_rps)).then_some(BoundBy::Upper)
+        let Some(lowest) = failed_above.clone().map(|s| s.rate_asked).reduce(f64::min) else {
+            return (c >= top).then_some(BoundBy::Upper);
+        };
+        // Only a step at a rate the subject served in closed loop says the loader held it back.
+        let mut at_lowest = failed_above.filter(|s| s.rate_asked == lowest && s.rate_asked <= top);
+        at_lowest.any(|s| !holds_rate(&s.result, s.rate_asked)).then_some(BoundBy::RateNotHeldAbove)
     }
 
     pub fn capacity(&self) -> Option<f64> {
@@ -220,14 +231,16 @@ impl CapacityRecord {
     }
 }
 
-/// Steps a search is expected to take on a quiet machine: the first, one halving, the bisection, the repeat.
+/// Steps a search is expected to take on a quiet machine: the first, one halving, the bisection, the repeat. (A
+/// capacity at the upper bound takes fewer: the first, the bisection up to the upper bound and the bound itself,
+/// one step above it, the repeat. One further above takes more, and may reach the cap: see [`search`].)
 pub fn expected_steps(resolution_percent: f64) -> usize {
     let bisections = (2f64.ln() / (1.0 + resolution_percent / 100.0).ln()).log2().ceil().max(0.0) as usize;
     3 + bisections
 }
 
 /// The cap of one search's steps, which the estimate budgets for every search: the expected steps and one more (a
-/// second halving, or a failed repeat and its fallback), or exactly the expected steps under `--quick`, whose whole
+/// second halving, a failed repeat and its fallback, or a doubling above the upper bound), or exactly the expected steps under `--quick`, whose whole
 /// run must fit two minutes. A noisy machine took 10–16 steps a search; that time is what the cap bounds.
 pub fn max_steps(resolution_percent: f64, quick: bool) -> usize {
     expected_steps(resolution_percent) + usize::from(!quick)
@@ -238,8 +251,8 @@ fn whole(rate: f64) -> f64 {
     rate.round().max(1.0)
 }
 
-/// Searches for the capacity below `upper` (see the module header). `run(rate)` runs one step; an error stops the
-/// search with the steps so far and [`Outcome::Failed`].
+/// Searches for the capacity, starting below `upper` (see the module header). `run(rate)` runs one step; an error
+/// stops the search with the steps so far and [`Outcome::Failed`].
 pub fn search(
     upper: f64,
     settings: &SearchSettings,
@@ -255,9 +268,9 @@ pub fn search(
     let top = whole(upper);
     let first = whole(START_FRACTION * upper);
     let lowest = whole(first * LOWEST_FRACTION);
-    let close_enough = |lo: f64, hi: f64| hi / lo <= 1.0 + settings.resolution_percent / 100.0 || hi - lo <= 1.0;
-    // `hi`: the lowest rate that failed; until one has, the upper bound stands in for it, and is tried before a
-    // capacity next to it is accepted, so that every capacity has a failing step above it (or is a bound).
+    let resolution = settings.resolution_percent;
+    // `hi`: the lowest rate that failed; until one has, the search climbs (`climb`), so that every capacity it
+    // confirms has a failing step above it.
     let (mut rate, mut hi, mut lo) = (first, None::<f64>, None::<f64>);
     let outcome = loop {
         if let Some(last) = steps.last().filter(|_| steps.len() >= settings.max_steps) {
@@ -281,13 +294,12 @@ pub fn search(
             rate = whole(rate / 2.0).max(lowest);
             continue;
         };
-        let above = hi.unwrap_or(top);
-        if !close_enough(l, above) {
-            rate = whole((l * above).sqrt());
+        let Some(h) = hi else {
+            rate = climb(l, top, resolution);
             continue;
-        }
-        if hi.is_none() && l < top {
-            rate = top;
+        };
+        if !close_enough(l, h, resolution) {
+            rate = whole((l * h).sqrt());
             continue;
         }
         // The repeat is a step like any other: at the cap, the loop's top ends the search unconfirmed instead.
@@ -318,6 +330,24 @@ pub fn search(
         }
     };
     (steps, outcome)
+}
+
+/// Whether a passing rate `lo` and a failing rate `hi` are within the resolution of each other (or 1/s apart, the
+/// finest step oha takes).
+fn close_enough(lo: f64, hi: f64, resolution_percent: f64) -> bool {
+    hi / lo <= 1.0 + resolution_percent / 100.0 || hi - lo <= 1.0
+}
+
+/// The next rate after `l` passed while no step has failed yet. Below the upper bound `top`, it bisects up to it,
+/// then tries `top` itself. When the objective holds at `top`, the closed-loop throughput was no limit, so it goes
+/// above: one resolution step first (rounded down, so that a failure there ends the bisection at once: a capacity
+/// at the closed-loop figure, as a one-worker service has, is confirmed in one more step), then doubling, which
+/// finds a capacity far above the closed-loop figure in few steps, and the bisection narrows it after.
+fn climb(l: f64, top: f64, resolution_percent: f64) -> f64 {
+    if l < top {
+        return if close_enough(l, top, resolution_percent) { top } else { whole((l * top).sqrt()) };
+    }
+    if l == top { (top * (1.0 + resolution_percent / 100.0)).floor().max(top + 1.0) } else { whole(2.0 * l) }
 }
 
 /// How far apart the capacity's repeat (the last step) and the earlier passing step at the same rate are in the

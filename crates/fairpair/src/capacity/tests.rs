@@ -65,6 +65,91 @@ fn finds_a_known_capacity_within_its_resolution() {
 }
 
 #[test]
+fn a_capacity_at_the_closed_loop_throughput_has_a_failing_step_just_above_it() {
+    // A one-worker 2 ms service serves 500/s in closed loop as well as open: every step up to that upper bound
+    // meets the objective. The search used to stop there and print "≥ 500/s", the closed-loop figure and no
+    // boundary; it now tries one resolution step above, which fails, and confirms the capacity within the cap.
+    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+    for (resolution, quick) in [(5.0, false), (25.0, true)] {
+        let set = SearchSettings { max_steps: max_steps(resolution, quick), ..settings(resolution) };
+        let s = search_of("svc", 500.0, search(500.0, &set, |r| sim.step(r)));
+        let Outcome::Found { rps, confirmed: true, .. } = s.outcome else { panic!("{s:#?}") };
+        assert!(rps <= 500.0 && rps >= 500.0 / (1.0 + resolution / 100.0), "{rps} at {resolution} %: {s:#?}");
+        let above = s.steps.iter().filter(|st| !st.passed() && st.rate_asked > rps).map(|st| st.rate_asked);
+        let lowest = above.reduce(f64::min).unwrap_or_else(|| panic!("no failing step above: {s:#?}"));
+        assert!(lowest <= rps * (1.0 + resolution / 100.0), "{lowest} above {rps}: {s:#?}");
+        assert_eq!(s.bound_by(None), None, "{s:#?}");
+        assert!(s.steps.len() <= expected_steps(resolution), "{s:#?}");
+    }
+}
+
+#[test]
+fn a_capacity_far_above_the_closed_loop_throughput_is_found_above_it() {
+    // A subject that serves three times what its closed loop did (as a service with a long but concurrent service
+    // time does, its closed loop held down by latency): the search steps up past the upper bound, doubling, until a
+    // step fails, and bisects there. With room for the steps, it confirms the capacity within the resolution.
+    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+    let upper = 500.0 / 3.0;
+    let s = search_of("svc", upper, search(upper, &settings(5.0), |r| sim.step(r)));
+    let Outcome::Found { rps, confirmed: true, .. } = s.outcome else { panic!("{s:#?}") };
+    assert!(rps <= 500.0 && rps >= 500.0 / 1.05, "{rps}: {s:#?}");
+    assert!(s.steps.iter().all(|st| st.passed() == (st.rate_asked <= rps)), "{s:#?}");
+    assert_eq!(s.bound_by(None), None, "{s:#?}");
+    // At the default cap (8 steps at 5 %) the doubling and the bisection do not fit: the search stops with its last
+    // passing rate, well above the upper bound and below a failing step, marked unconfirmed, and no bound.
+    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
+    let s = search_of("svc", upper, search(upper, &set, |r| sim.step(r)));
+    let Outcome::Found { rps, confirmed: false, .. } = s.outcome else { panic!("{s:#?}") };
+    assert!(rps > 2.0 * upper && rps <= 500.0 && s.steps.len() == 8, "{rps}: {s:#?}");
+    assert!(s.steps.iter().any(|st| !st.passed() && st.rate_asked > rps), "{s:#?}");
+    assert_eq!(s.bound_by(None), None, "{s:#?}");
+    assert!(s.figure().contains("unconfirmed") && !s.figure().starts_with("≥"), "{}", s.figure());
+}
+
+#[test]
+fn a_rate_not_held_above_the_closed_loop_throughput_is_the_subjects_not_the_loaders() {
+    // A subject that holds p99 ≤ 10 ms up to 500/s, whose closed loop served 200/s; past 500/s its connections are
+    // all busy and it achieves only 90 % of the rate asked. The failing steps above the capacity did not hold their
+    // rate, but they asked more than the subject served in closed loop: nothing says the loader held them back.
+    let subject = |r: f64| {
+        let (achieved_rps, p99_ms) = if r <= 500.0 { (r, 5.0) } else { (0.9 * r, 50.0) };
+        Ok(StepResult { achieved_rps, latency: Latency { p99_ms, ..Latency::default() }, ..StepResult::default() })
+    };
+    let mut s = search_of("svc", 200.0, search(200.0, &settings(5.0), subject));
+    let Outcome::Found { rps, confirmed: true, .. } = s.outcome else { panic!("{s:#?}") };
+    assert!(rps <= 500.0 && rps >= 500.0 / 1.05, "{rps}: {s:#?}");
+    let above: Vec<&Step> = s.steps.iter().filter(|st| !st.passed() && st.rate_asked > rps).collect();
+    assert!(!above.is_empty() && above.iter().all(|st| !holds_rate(&st.result, st.rate_asked)), "{s:#?}");
+    assert_eq!(s.bound_by(None), None, "{s:#?}");
+    // The same steps below a closed-loop throughput above them: the loader did not hold a rate the subject served,
+    // so the capacity is a bound.
+    s.upper_rps = 1_000.0;
+    assert_eq!(s.bound_by(None), Some(BoundBy::RateNotHeldAbove), "{s:#?}");
+}
+
+#[test]
+fn a_search_that_never_fails_reaches_its_cap_above_the_upper_bound_as_a_bound() {
+    // A subject that meets the objective at every rate: the search climbs past the upper bound until its cap, and
+    // its capacity is the highest rate it tried, printed as a bound, since no step above it failed.
+    let always = |r: f64| {
+        let latency = Latency { p99_ms: 1.0, ..Latency::default() };
+        Ok(StepResult { achieved_rps: r, latency, ..StepResult::default() })
+    };
+    for resolution in [0.5, 5.0, 25.0, 50.0] {
+        for quick in [false, true] {
+            let set = SearchSettings { max_steps: max_steps(resolution, quick), ..settings(resolution) };
+            let mut s = search_of("svc", 1_000.0, search(1_000.0, &set, always));
+            let Outcome::Found { rps, confirmed: false, .. } = s.outcome else { panic!("{s:#?}") };
+            let highest = s.steps.iter().map(|st| st.rate_asked).reduce(f64::max);
+            assert!(rps > 1_000.0 && highest == Some(rps) && s.steps.len() == set.max_steps, "{s:#?}");
+            assert_eq!(s.bound_by(None), Some(BoundBy::Upper), "{resolution} %: {s:#?}");
+            s.bound = true;
+            assert!(s.figure().starts_with("≥ "), "{}", s.figure());
+        }
+    }
+}
+
+#[test]
 fn a_failed_repeat_falls_back_to_a_lower_rate_that_passed() {
     // A noisy subject: 2 ms per request, but the first repeat of a rate misses. Before, the search then halved
     // below its lowest rate and could say "no rate" beside steps that had met the objective.
