@@ -64,9 +64,10 @@ pub struct Step {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Outcome {
-    /// The capacity: it passed twice, and the rate one resolution step above it failed (or it is the upper bound's
-    /// share). `spread_percent`: how far apart the two passing steps' objective percentile were. `confirmed: false`:
-    /// the search reached its cap of steps first, and this is its last passing rate below every failing one.
+    /// The capacity: it passed twice, and the rate one resolution step above it failed. `spread_percent`: how far
+    /// apart the two passing steps' objective percentile were. `confirmed: false`: the search reached its cap of
+    /// steps first, and this is its last passing rate below every failing one (the highest rate tried, when none
+    /// failed above it: a bound).
     Found { rps: f64, spread_percent: f64, confirmed: bool },
     /// Every step failed, down to `lowest_rps`.
     NoRate { lowest_rps: f64 },
