@@ -118,6 +118,10 @@ fn every_committed_result_exports_a_csv_python_reads_and_a_bmf_of_the_same_figur
             let reasons = ["loader-limited", "loader-bound", "rate-not-held", "search-upper-bound"];
             assert_eq!(reading == "value", reason.is_empty(), "{row:?}");
             assert!(reason.is_empty() || reasons.contains(&reason), "{row:?}");
+            if row["figure"] == "capacity" {
+                // One search in a file: one sample, no range invented around it.
+                assert!(min == median && median == max && row["repeats"] == "1", "{row:?}");
+            }
         }
 
         let bmf: Value = serde_json::from_str(&export(&file, "bmf")).unwrap();
@@ -139,6 +143,9 @@ fn every_committed_result_exports_a_csv_python_reads_and_a_bmf_of_the_same_figur
             let want = median * scale(&s("unit"));
             assert!((value - want).abs() <= want.abs() * 1e-12, "{name} {}: {value} vs median {median}", s("figure"));
             assert!(lower <= value && value <= upper, "{name} {}: {m}", s("figure"));
+            if s("figure") == "capacity" {
+                assert!(lower == value && value == upper, "{name}: one search, {m}");
+            }
         }
     }
 }
