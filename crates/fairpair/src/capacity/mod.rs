@@ -351,11 +351,20 @@ pub fn sizing_line(objective: &Objective, scenario: &str, subjects: &[(&str, &Se
         .map(|(name, s, c)| {
             let n = (target / c).ceil();
             let cores = if n == 1.0 { "core" } else { "cores" };
-            if s.bound { format!("at most {n} {cores} with {name}") } else { format!("{n} {cores} with {name}") }
+            let unconfirmed = matches!(s.outcome, Outcome::Found { confirmed: false, .. });
+            let rough = if unconfirmed { " (unconfirmed)" } else { "" };
+            if s.bound {
+                format!("at most {n} {cores} with {name}{rough}")
+            } else {
+                format!("{n} {cores} with {name}{rough}")
+            }
         })
         .collect();
+    // A bound is the loader's figure, or the search's own (it tried no higher rate), never the server's measured
+    // limit: its core count is at most what the line says.
     let bound_note = if found.iter().any(|(_, s, _)| s.bound) {
-        " (a `≥` capacity is the loader's limit, not the server's, so its core count is an upper bound)"
+        " (a `≥` capacity is a lower bound, set by the loader or by the search, not the server's limit, so its core \
+         count is an upper bound)"
     } else {
         ""
     };
