@@ -245,3 +245,20 @@ fn no_sizing_is_drawn_from_searches_on_a_busy_machine() {
     assert!(!md.contains("Steps began on a busy machine") && md.contains("would take"), "{md}");
     assert!(md.contains("| p99 change on repeat |"), "the repeat's column says it is a latency change:\n{md}");
 }
+
+#[test]
+fn a_capacity_label_at_the_charts_right_edge_stays_on_the_chart() {
+    // The highest step's rate is at the right of the plot: its label is drawn leftwards of its line, and short (the
+    // report's table has the words; a quick run's "(unconfirmed: the search reached its cap of steps)" ran off).
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    let searches = &mut bench.capacity.as_mut().unwrap().searches;
+    let rust = searches.iter_mut().find(|s| s.subject == "rust" && s.scenario == "post").unwrap();
+    let top = rust.steps.iter().map(|s| s.rate_asked).fold(0.0, f64::max);
+    rust.outcome = Outcome::Found { rps: top, spread_percent: 0.0, confirmed: false };
+    let (_, charts) = report::render(&bench);
+    let svg = &charts.iter().find(|(name, _)| name == "capacity-post.svg").unwrap().1;
+    let label = svg.lines().find(|l| l.contains("(unconfirmed)</text>")).unwrap_or_else(|| panic!("{svg}"));
+    assert!(label.contains(r#"text-anchor="end""#) && label.contains("rust "), "{label}");
+    assert!(!svg.contains("reached its cap"), "{svg}");
+}
