@@ -205,11 +205,12 @@ pub fn preflight(r: &Preflight, e: &Estimate) -> Vec<String> {
         lines.push(format!("preflight: store of the POST runs: {}", store_sentence(s)));
     }
     lines.push(format!(
-        "revised estimate after preflight ({:.0} s): {} left (load {}, open-loop {}, memory {})",
+        "revised estimate after preflight ({:.0} s): {} left (load {}, open-loop {}, capacity search {}, memory {})",
         r.duration_s,
-        minutes(e.load + e.open_loop + e.memory),
+        minutes(e.total() - e.preflight),
         minutes(e.load),
         minutes(e.open_loop),
+        minutes(e.capacity),
         minutes(e.memory)
     ));
     lines
@@ -228,4 +229,19 @@ pub fn two_hosts_line(p: &TwoHosts) -> String {
         p.server_environment.hostname,
         p.server_environment.cpus_allowed.len()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_revised_estimate_counts_the_capacity_search() {
+        // A `--capacity-only` run: everything left after preflight is the search (it said "0 s left" before).
+        let e = Estimate { preflight: 10.0, capacity: 142.0, ..Estimate::default() };
+        let lines = preflight(&Preflight { duration_s: 1.0, ..Preflight::default() }, &e);
+        let revised = lines.last().unwrap();
+        assert!(revised.contains(&format!("{} left", minutes(142.0))), "{revised}");
+        assert!(revised.contains(&format!("capacity search {}", minutes(142.0))), "{revised}");
+    }
 }

@@ -269,6 +269,15 @@ fn compare_files(
         let worse = gate::worsening(r).map_or(String::new(), |w| format!(", {:.1} % worse", w * 100.0));
         eprintln!("fairpair: REGRESSION {} {place}: {}{worse}", r.subject, r.metric.label());
     }
+    // A figure with a single run or search on either side has no verdict: the gate cannot judge it, and says so
+    // rather than let a green build read as "checked".
+    let unjudged = c.count(compare::Change::NoiseUnknown);
+    if unjudged > 0 {
+        eprintln!(
+            "fairpair: {unjudged} figure(s) without a verdict (a single run or capacity search per file) not judged by \
+             the gate"
+        );
+    }
     let tolerated = c.regressions() - failures.len();
     if tolerated > 0 {
         eprintln!(

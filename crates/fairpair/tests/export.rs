@@ -65,7 +65,9 @@ fn python_rows(csv: &str) -> Vec<serde_json::Map<String, Value>> {
         .collect()
 }
 
-const COLUMNS: [&str; 12] = [
+/// The columns in order: `bound_reason`, added after the others, is last, so a positional reader of the earlier
+/// ones still reads them.
+const COLUMNS: [&str; 13] = [
     "subject",
     "scenario",
     "connections",
@@ -78,6 +80,7 @@ const COLUMNS: [&str; 12] = [
     "bound_or_value",
     "flags",
     "verified",
+    "bound_reason",
 ];
 
 /// The BMF unit of each CSV unit: Bencher's latency is in nanoseconds, memory goes as bytes.
@@ -109,7 +112,16 @@ fn every_committed_result_exports_a_csv_python_reads_and_a_bmf_of_the_same_figur
                 ["median", "min", "max"].map(|k| row[k].as_str().unwrap().parse().unwrap());
             assert!(min <= median && median <= max, "{row:?}");
             assert!(row["repeats"].as_str().unwrap().parse::<u32>().unwrap() >= 1, "{row:?}");
-            assert!(["value", "lower bound", "upper bound"].contains(&row["bound_or_value"].as_str().unwrap()));
+            let (reading, reason) = (row["bound_or_value"].as_str().unwrap(), row["bound_reason"].as_str().unwrap());
+            assert!(["value", "lower bound", "upper bound"].contains(&reading), "{row:?}");
+            // A bound says why; a value has no reason.
+            let reasons = ["loader-limited", "loader-bound", "rate-not-held", "search-upper-bound"];
+            assert_eq!(reading == "value", reason.is_empty(), "{row:?}");
+            assert!(reason.is_empty() || reasons.contains(&reason), "{row:?}");
+            if row["figure"] == "capacity" {
+                // One search in a file: one sample, no range invented around it.
+                assert!(min == median && median == max && row["repeats"] == "1", "{row:?}");
+            }
         }
 
         let bmf: Value = serde_json::from_str(&export(&file, "bmf")).unwrap();
@@ -131,6 +143,9 @@ fn every_committed_result_exports_a_csv_python_reads_and_a_bmf_of_the_same_figur
             let want = median * scale(&s("unit"));
             assert!((value - want).abs() <= want.abs() * 1e-12, "{name} {}: {value} vs median {median}", s("figure"));
             assert!(lower <= value && value <= upper, "{name} {}: {m}", s("figure"));
+            if s("figure") == "capacity" {
+                assert!(lower == value && value == upper, "{name}: one search, {m}");
+            }
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use std::path::PathBuf;
 
+use fairpair::capacity::Outcome;
 use fairpair::report;
 
 fn golden_dir() -> PathBuf {
@@ -178,13 +179,31 @@ fn the_summary_gives_the_capacity_in_the_row_of_its_search_bounds_as_bounds() {
     // Searched at 50 connections: rust 1,385/s and node 766/s on POST; on GET no rate met the objective.
     assert_eq!(column(&bench, "post, 50 connections"), "0.55× (one search each: noise not measured)");
     assert_eq!(column(&bench, "post, 300 connections"), "—");
-    assert!(column(&bench, "get, 50 connections").starts_with("node: no rate meets the objective"));
+    let get = column(&bench, "get, 50 connections");
+    assert!(get.starts_with("node: no rate meets the objective") && get.contains("; rust: no rate meets"), "{get}");
+    // A capacity given at the search's cap of steps is unconfirmed, and so is the ratio.
+    let node_post = |b: &mut fairpair::schema::Benchmark| {
+        let searches = &mut b.capacity.as_mut().unwrap().searches;
+        searches.iter_mut().find(|s| s.subject == "node" && s.scenario == "post").unwrap().outcome.clone()
+    };
+    let confirmed = node_post(&mut bench);
+    let unconfirmed = match confirmed.clone() {
+        Outcome::Found { rps, spread_percent, .. } => Outcome::Found { rps, spread_percent, confirmed: false },
+        other => panic!("{other:?}"),
+    };
+    let set = |b: &mut fairpair::schema::Benchmark, o: Outcome| {
+        let searches = &mut b.capacity.as_mut().unwrap().searches;
+        searches.iter_mut().find(|s| s.subject == "node" && s.scenario == "post").unwrap().outcome = o;
+    };
+    set(&mut bench, unconfirmed);
+    assert_eq!(column(&bench, "post, 50 connections"), "0.55× (node unconfirmed: the search reached its cap of steps)");
+    set(&mut bench, confirmed);
     let capacity = bench.capacity.as_mut().unwrap();
     capacity.searches.iter_mut().find(|s| s.subject == "node" && s.scenario == "post").unwrap().bound = true;
     assert_eq!(column(&bench, "post, 50 connections"), "≥ 0.55× (a lower bound: node's capacity is a bound)");
     let capacity = bench.capacity.as_mut().unwrap();
     capacity.searches.iter_mut().find(|s| s.subject == "rust" && s.scenario == "post").unwrap().bound = true;
-    assert_eq!(column(&bench, "post, 50 connections"), "no ratio (both held by the loader)");
+    assert_eq!(column(&bench, "post, 50 connections"), "no ratio (both capacities are bounds)");
     // A run without the search has no capacity column.
     bench.capacity = None;
     assert!(!report::verdict_lines(&bench).iter().any(|l| l.contains("capacity")));
@@ -208,4 +227,38 @@ fn a_run_that_only_searched_for_capacity_is_summarised_by_its_searches() {
     assert!(summary.contains("a capacity search at p99 ≤ 10 ms with `oha`"), "{summary}");
     assert!(!summary.contains("No other subject") && !summary.contains("`wrk`"), "{summary}");
     assert!(summary.contains("Each cell: a subject's capacity over rust's"), "{summary}");
+}
+
+#[test]
+fn no_sizing_is_drawn_from_searches_on_a_busy_machine() {
+    // Every step of this fixture began on a machine the idle check flagged busy: the report says so, and sizes
+    // nothing on it (it used to print "100,000/s would take 73 cores with rust" under that very note).
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    let (md, _) = report::render(&bench);
+    assert!(md.contains("Steps began on a busy machine") && !md.contains("would take"), "{md}");
+    let capacity = bench.capacity.as_mut().unwrap();
+    for step in capacity.searches.iter_mut().chain(capacity.loader_limit.iter_mut()).flat_map(|s| &mut s.steps) {
+        step.result.machine_idle = true;
+    }
+    let (md, _) = report::render(&bench);
+    assert!(!md.contains("Steps began on a busy machine") && md.contains("would take"), "{md}");
+    assert!(md.contains("| p99 change on repeat |"), "the repeat's column says it is a latency change:\n{md}");
+}
+
+#[test]
+fn a_capacity_label_at_the_charts_right_edge_stays_on_the_chart() {
+    // The highest step's rate is at the right of the plot: its label is drawn leftwards of its line, and short (the
+    // report's table has the words; a quick run's "(unconfirmed: the search reached its cap of steps)" ran off).
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    let searches = &mut bench.capacity.as_mut().unwrap().searches;
+    let rust = searches.iter_mut().find(|s| s.subject == "rust" && s.scenario == "post").unwrap();
+    let top = rust.steps.iter().map(|s| s.rate_asked).fold(0.0, f64::max);
+    rust.outcome = Outcome::Found { rps: top, spread_percent: 0.0, confirmed: false };
+    let (_, charts) = report::render(&bench);
+    let svg = &charts.iter().find(|(name, _)| name == "capacity-post.svg").unwrap().1;
+    let label = svg.lines().find(|l| l.contains("(unconfirmed)</text>")).unwrap_or_else(|| panic!("{svg}"));
+    assert!(label.contains(r#"text-anchor="end""#) && label.contains("rust "), "{label}");
+    assert!(!svg.contains("reached its cap"), "{svg}");
 }

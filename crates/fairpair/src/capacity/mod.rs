@@ -106,10 +106,11 @@ impl std::fmt::Display for Objective {
 
 impl Objective {
     /// Reads `--slo` values: each `PERCENTILE=DURATION` (`p99=10ms`, `p99.9=25ms`, `p50=500us`, `p90=0.5s`), several
-    /// per value when comma-separated; a percentile given twice keeps the last. Bad input is a usage error.
+    /// per value when comma-separated. No `--slo` at all is the default objective. Bad input is a usage error, and so
+    /// is a percentile given twice (which bound was meant?) or a `--slo` with no bound in it (`--slo ""`).
     pub fn parse(values: &[String]) -> Result<Objective> {
         let mut bounds: Vec<Bound> = Vec::new();
-        for item in values.iter().flat_map(|v| v.split(',')).map(str::trim).filter(|s| !s.is_empty()) {
+        for item in values.iter().flat_map(|v| v.split(',')).map(str::trim) {
             let bad = |why: &str| usage(format!("--slo {item:?}: {why} (e.g. --slo p99=10ms, or p50=2ms,p99.9=25ms)"));
             let (name, duration) = item.split_once('=').ok_or_else(|| bad("expected PERCENTILE=DURATION"))?;
             let percentile = match name.trim() {
@@ -119,9 +120,11 @@ impl Objective {
                 "p99.9" => Percentile::P999,
                 _ => return Err(bad("the percentile must be p50, p90, p99 or p99.9")),
             };
-            let max_ms =
-                parse_ms(duration.trim()).ok_or_else(|| bad("the duration must be a number with us, ms or s"))?;
-            bounds.retain(|b| b.percentile != percentile);
+            let max_ms = parse_ms(duration.trim())
+                .ok_or_else(|| bad("the duration must be a number above 0 with us, ms or s"))?;
+            if bounds.iter().any(|b| b.percentile == percentile) {
+                return Err(bad(&format!("{} is given twice", percentile.label())));
+            }
             bounds.push(Bound { percentile, max_ms });
         }
         if bounds.is_empty() {
@@ -378,11 +381,20 @@ pub fn sizing_line(objective: &Objective, scenario: &str, subjects: &[(&str, &Se
         .map(|(name, s, c)| {
             let n = (target / c).ceil();
             let cores = if n == 1.0 { "core" } else { "cores" };
-            if s.bound { format!("at most {n} {cores} with {name}") } else { format!("{n} {cores} with {name}") }
+            let unconfirmed = matches!(s.outcome, Outcome::Found { confirmed: false, .. });
+            let rough = if unconfirmed { " (unconfirmed)" } else { "" };
+            if s.bound {
+                format!("at most {n} {cores} with {name}{rough}")
+            } else {
+                format!("{n} {cores} with {name}{rough}")
+            }
         })
         .collect();
+    // A bound is the loader's figure, or the search's own (it tried no higher rate), never the server's measured
+    // limit: its core count is at most what the line says.
     let bound_note = if found.iter().any(|(_, s, _)| s.bound) {
-        " (a `≥` capacity is the loader's limit, not the server's, so its core count is an upper bound)"
+        " (a `≥` capacity is a lower bound, set by the loader or by the search, not the server's limit, so its core \
+         count is an upper bound)"
     } else {
         ""
     };

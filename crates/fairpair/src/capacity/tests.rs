@@ -302,7 +302,8 @@ fn slo_flags() {
     let two = parse(&["p50=500us,p99.9=0.025s"]).unwrap();
     assert_eq!(two.to_string(), "p50 ≤ 0.5 ms and p99.9 ≤ 25 ms");
     assert_eq!(parse(&["p90=2ms", "p99=1s"]).unwrap().0.len(), 2);
-    for bad in ["p98=10ms", "p99", "p99=10", "p99=-1ms", "p99=ms", "p99=10min"] {
+    for bad in ["p98=10ms", "p99", "p99=10", "p99=-1ms", "p99=0ms", "p99=ms", "p99=10min", "", ",", "p99=10ms,p99=5ms"]
+    {
         let e = parse(&[bad]).unwrap_err();
         assert!(e.downcast_ref::<crate::UsageError>().is_some(), "{bad}: {e}");
         assert!(!e.to_string().contains('\n'), "{e}");

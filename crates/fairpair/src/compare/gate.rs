@@ -5,7 +5,9 @@
 //! start-up of every subject), and one fails the gate only when all of these hold:
 //!
 //! - it got worse *beyond the noise*: the min–max ranges of its repeats in the two files do not overlap (so a single
-//!   run on either side never fails it: its noise is unknown);
+//!   run on either side never fails it: its noise is unknown). A capacity is one search in each file, so it never
+//!   fails the gate either: it is compared and shown, without a verdict, because repeated searches on one machine
+//!   spread by tens of percent (docs/harness.md), far more than the search's resolution;
 //! - it got worse by at least the threshold (`--threshold 5%`; none by default), relative to the old median;
 //! - it is a value in both files, not a bound: a throughput or latency measured while the loader was at its limit
 //!   (loader-limited: at least the measured share, 80 % by default, of the loader's capacity; or loader-bound: the
@@ -20,6 +22,9 @@ use crate::export::Limit;
 pub enum Outcome {
     /// Not worse beyond the noise: nothing to gate.
     Passes,
+    /// No verdict, a single run or search on either side: its noise is unknown, so it is not judged (and never
+    /// fails), whatever its ratio.
+    NoVerdict,
     /// Worse beyond the noise, and it fails the gate.
     Fails,
     /// Worse beyond the noise, but a bound in one of the files.
@@ -32,6 +37,7 @@ impl Outcome {
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Passes => "passes",
+            Outcome::NoVerdict => "not judged: no verdict",
             Outcome::Fails => "fails",
             Outcome::Bound(_) => "tolerated: a bound",
             Outcome::BelowThreshold(_) => "tolerated: below the threshold",
@@ -51,8 +57,10 @@ pub fn worsening(row: &Row) -> Option<f64> {
 
 /// The gate's outcome for one row, with `threshold` a fraction (0.05 for `--threshold 5%`).
 pub fn judge(row: &Row, threshold: f64) -> Outcome {
-    if row.change != Change::Worse {
-        return Outcome::Passes;
+    match row.change {
+        Change::NoiseUnknown => return Outcome::NoVerdict,
+        Change::Better | Change::WithinNoise => return Outcome::Passes,
+        Change::Worse => {}
     }
     if let Some(limit) = row.limit {
         return Outcome::Bound(limit);
@@ -85,11 +93,7 @@ mod tests {
 
     fn row(metric: Metric, old: &[f64], new: &[f64], limit: Option<Limit>) -> Row {
         let (old, new) = (Stat::of(old).unwrap(), Stat::of(new).unwrap());
-        let change = match crate::stats::verdict(&old, &new) {
-            crate::stats::Verdict::Exceeds if (new.median > old.median) != metric.higher_is_better() => Change::Worse,
-            crate::stats::Verdict::Exceeds => Change::Better,
-            _ => Change::WithinNoise,
-        };
+        let change = Change::of(metric, &old, &new);
         Row { cell: None, subject: "mine".into(), metric, old, new, change, limit, notes: vec![] }
     }
 
@@ -106,6 +110,17 @@ mod tests {
         assert_eq!(judge(&up, 0.0), Outcome::Fails);
         let better = row(Metric::P99, &[6.0, 6.1, 6.2], &[5.0, 5.1, 5.2], None);
         assert_eq!(judge(&better, 0.0), Outcome::Passes);
+    }
+
+    #[test]
+    fn a_single_run_or_search_is_not_judged() {
+        // A capacity is one search per file: 30 % lower is no verdict, so it never fails, whatever the threshold.
+        let capacity = row(Metric::Capacity, &[10_000.0], &[7_000.0], None);
+        assert_eq!(capacity.change, Change::NoiseUnknown);
+        assert_eq!(judge(&capacity, 0.0), Outcome::NoVerdict);
+        assert_eq!(judge(&capacity, 0.0).as_str(), "not judged: no verdict");
+        let quick = row(Metric::Throughput, &[100.0], &[50.0, 51.0, 52.0], None);
+        assert_eq!(judge(&quick, 0.0), Outcome::NoVerdict);
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! This answers the question a user holding a control subject has: did my change (before/after on one machine), or
 //! my machine (one commit on two machines), move this figure beyond the noise? Every figure is compared subject by
 //! subject and cell by cell (scenario × connections): throughput, p50, p99 and server CPU per request from the
-//! closed-loop summaries, and idle and after-load RSS from the memory summaries. A figure moved *beyond the noise*
-//! only when the min–max ranges of its runs in the two files do not overlap, the same rule as the report's verdicts
-//! between subjects ([`stats::verdict`]).
+//! closed-loop summaries, the capacity at the latency objective, and idle and after-load RSS from the memory
+//! summaries. A figure moved *beyond the noise* only when the min–max ranges of its runs in the two files do not
+//! overlap, the same rule as the report's verdicts between subjects ([`stats::verdict`]); a capacity is one search in
+//! each file, so, like a single run, it gets no verdict.
 //!
 //! Both files are read by [`report::load`], as the report reads them: this version, or version 1 upgraded on load,
 //! so a comparison and a report of the same file quote the same figures. The comparison is a report
@@ -49,11 +50,13 @@ impl Change {
         }
     }
 
-    fn text(self) -> &'static str {
+    /// The verdict column's text for a figure of `metric`: a capacity is one search in each file, not one run.
+    fn text(self, metric: Metric) -> &'static str {
         match self {
             Change::Better => "**better, beyond the noise**",
             Change::Worse => "**worse, beyond the noise**",
             Change::WithinNoise => "within the noise",
+            Change::NoiseUnknown if metric == Metric::Capacity => "single search: no verdict",
             Change::NoiseUnknown => "single run: no verdict",
         }
     }
@@ -118,7 +121,7 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
             old: o.stat.clone(),
             new: n.stat.clone(),
             limit: o.limit.or(n.limit),
-            notes: notes(o, old, new),
+            notes: notes(o, n, old, new),
         });
     }
     for n in new_figures.iter().filter(|n| !old_figures.iter().any(|o| o.same(n))) {
@@ -128,9 +131,26 @@ pub fn compare(old: &Benchmark, new: &Benchmark) -> Comparison {
     out
 }
 
-/// The notes of a throughput row: the figure a loader limit or an error status distorts.
-fn notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
-    let Some((scenario, conns)) = f.cell.as_ref().filter(|_| f.metric == Metric::Throughput) else { return vec![] };
+/// The notes of a row: for a throughput, what a loader limit or an error status did to the cell; for a capacity,
+/// each side that is a bound, and why. (A latency's bound shows on its cell's throughput row.)
+fn notes(o: &Figure, n: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
+    match o.metric {
+        Metric::Capacity => capacity_notes(o, n),
+        Metric::Throughput => throughput_notes(o, old, new),
+        _ => vec![],
+    }
+}
+
+/// `new: ≥, search-upper-bound`: a capacity bound is a lower bound, with the reason the export names.
+fn capacity_notes(o: &Figure, n: &Figure) -> Vec<String> {
+    [("old", o), ("new", n)]
+        .into_iter()
+        .filter_map(|(side, f)| f.limit.map(|l| format!("{side}: ≥, {}", l.as_str())))
+        .collect()
+}
+
+fn throughput_notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
+    let Some((scenario, conns)) = f.cell.as_ref() else { return vec![] };
     let mut notes = Vec::new();
     for (side, file) in [("old", old), ("new", new)] {
         let Some(s) = file.summary(&f.subject, scenario, *conns) else { continue };
@@ -154,25 +174,39 @@ pub fn document(old_name: &str, new_name: &str, old: &Benchmark, new: &Benchmark
     let mut doc = Document::default();
     doc.heading(1, "fairpair comparison");
     header(&mut doc, old_name, new_name, old, new);
-    doc.paragraph(
+    // Capacities are explained only where there are some: most comparisons have none.
+    let capacities = c.rows.iter().any(|r| r.metric == Metric::Capacity);
+    let capacity = if capacities {
+        " A capacity is one search in each file, so it gets no verdict either: repeated searches on one machine \
+         spread far wider than the search's resolution."
+    } else {
+        ""
+    };
+    doc.paragraph(format!(
         "A figure moved *beyond the noise* only when the min–max ranges of its runs in the two files do not overlap \
-         (the report's rule); with a single run on either side the noise is unknown and no verdict is given. The \
-         ratio is new / old: above 1 is better for throughput, below 1 better for latency, CPU and memory.",
-    );
+         (the report's rule); with a single run on either side the noise is unknown and no verdict is given.{capacity} \
+         The ratio is new / old: above 1 is better for throughput{}, below 1 better for latency, CPU and memory.",
+        if capacities { " and capacity" } else { "" }
+    ));
     doc.paragraph(format!(
         "**{} figures compared: {} better beyond the noise, {} worse beyond the noise, {} within the noise, {} \
-         without a verdict (single run).**",
+         without a verdict ({}).**",
         c.rows.len(),
         c.count(Change::Better),
         c.count(Change::Worse),
         c.count(Change::WithinNoise),
-        c.count(Change::NoiseUnknown)
+        c.count(Change::NoiseUnknown),
+        if capacities { "a single run or search" } else { "single run" }
     ));
     let (closed, memory): (Vec<&Row>, Vec<&Row>) = c.rows.iter().partition(|r| r.cell.is_some());
     let figure_columns = [("figure", Left), ("old", Right), ("new", Right), ("new / old", Right), ("verdict", Left)];
     if !closed.is_empty() {
         doc.heading(2, "Closed-loop runs");
-        doc.paragraph("Median [min–max] over each file's repeats.");
+        doc.paragraph(if capacities {
+            "Median [min–max] over each file's repeats; a capacity is one search, so one figure."
+        } else {
+            "Median [min–max] over each file's repeats."
+        });
         let mut t = Table::new(
             &[[("scenario", Left), ("connections", Right), ("subject", Left)].as_slice(), &figure_columns].concat(),
         );
@@ -273,7 +307,7 @@ fn busy(runs: &[LoadRun]) -> String {
 fn figures(r: &Row) -> Vec<String> {
     let ratio = if r.old.median == 0.0 { "—".to_string() } else { format!("{:.2}×", r.new.median / r.old.median) };
     let notes = if r.notes.is_empty() { String::new() } else { format!(" ({})", r.notes.join("; ")) };
-    vec![r.metric.label().into(), stat(&r.old), stat(&r.new), ratio, format!("{}{notes}", r.change.text())]
+    vec![r.metric.label().into(), stat(&r.old), stat(&r.new), ratio, format!("{}{notes}", r.change.text(r.metric))]
 }
 
 fn stat(s: &Stat) -> String {
@@ -445,7 +479,7 @@ mod tests {
     }
 
     #[test]
-    fn capacities_are_compared_within_their_resolution() {
+    fn a_capacity_is_one_search_compared_without_a_verdict_and_its_bounds_noted() {
         use crate::capacity::{CapacityRecord, Objective, Outcome, Search, SearchSettings};
         let with = |rust: f64, node: f64, node_bound: bool| {
             let search = |subject: &str, rps: f64, bound: bool| Search {
@@ -470,16 +504,34 @@ mod tests {
             });
             b
         };
-        let c = compare(&with(10_000.0, 5_000.0, false), &with(12_000.0, 4_000.0, true));
-        let rows: Vec<(&str, Metric, Change, bool)> =
-            c.rows.iter().map(|r| (r.subject.as_str(), r.metric, r.change, r.limit.is_some())).collect();
-        // 10,000–10,500 against 12,000–12,600: better; node's new figure is a bound.
+        let (a, b) = (with(10_000.0, 5_000.0, false), with(7_000.0, 4_000.0, true));
+        let c = compare(&a, &b);
+        let rows: Vec<(&str, Metric, Change, Option<Limit>)> =
+            c.rows.iter().map(|r| (r.subject.as_str(), r.metric, r.change, r.limit)).collect();
+        // 30 % and 20 % lower, but each side is one search: no verdict, so never a regression. node's new figure is
+        // a bound (no loader limit was measured and no step above it failed: it read as loader-limited).
         assert_eq!(
             rows,
-            [("rust", Metric::Capacity, Change::Better, false), ("node", Metric::Capacity, Change::Worse, true)]
+            [
+                ("rust", Metric::Capacity, Change::NoiseUnknown, None),
+                ("node", Metric::Capacity, Change::NoiseUnknown, Some(Limit::LoaderLimited))
+            ]
         );
+        assert_eq!(c.regressions(), 0);
+        let md = report::markdown(&document("old.json", "new.json", &a, &b, &c));
+        let label = Metric::Capacity.label();
+        assert!(
+            md.contains(&format!("| get | 50 | rust | {label} | 10,000 | 7,000 | 0.70× | single search: no verdict |")),
+            "{md}"
+        );
+        let node = format!(
+            "| get | 50 | node | {label} | 5,000 | 4,000 | 0.80× | single search: no verdict (new: ≥, loader-limited) |"
+        );
+        assert!(md.contains(&node), "{md}");
+        assert!(!md.contains("within the noise |"), "{md}");
+        // Within one resolution step, too: one search each, no verdict rather than "within the noise".
         let c = compare(&with(10_000.0, 5_000.0, false), &with(10_400.0, 5_000.0, false));
-        assert!(c.rows.iter().all(|r| r.change == Change::WithinNoise), "within one resolution step");
+        assert!(c.rows.iter().all(|r| r.change == Change::NoiseUnknown), "{:?}", c.rows);
     }
 
     #[test]

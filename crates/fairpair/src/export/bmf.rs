@@ -1,7 +1,8 @@
 //! The Bencher Metric Format (<https://bencher.dev/docs/reference/bencher-metric-format>): a JSON object whose keys
 //! are benchmark names, each an object whose keys are measure slugs, each `{"value", "lower_value", "upper_value"}`.
 //! A benchmark is a subject's cell (`rust/get/50`) or its memory phase (`rust/memory`); the value is the median, the
-//! bounds the min and max over the repeats. Bencher's built-in `latency` is in nanoseconds and `throughput` in
+//! bounds the min and max over the repeats. A capacity is one search, so its three are the capacity: no range is
+//! exported that was not measured. Bencher's built-in `latency` is in nanoseconds and `throughput` in
 //! operations per second, so every time here is in nanoseconds and memory in bytes: one unit per measure whatever
 //! the figure's unit in the report.
 

@@ -3,7 +3,9 @@
 
 use super::Figure;
 
-const HEADER: [&str; 12] = [
+/// The columns, in order. `bound_reason` came last so that a reader of the earlier columns by position still reads
+/// them.
+const HEADER: [&str; 13] = [
     "subject",
     "scenario",
     "connections",
@@ -16,6 +18,7 @@ const HEADER: [&str; 12] = [
     "bound_or_value",
     "flags",
     "verified",
+    "bound_reason",
 ];
 
 pub fn write(figures: &[Figure]) -> String {
@@ -41,6 +44,7 @@ pub fn write(figures: &[Figure]) -> String {
             f.reading().to_string(),
             flags.join(" "),
             f.verified.to_string(),
+            f.bound_reason().to_string(),
         ]);
     }
     out

@@ -41,8 +41,10 @@ pub enum Metric {
     IdleRss,
     AfterLoadRss,
     Startup,
-    /// The capacity at the latency objective (`capacity/`): its range is the capacity and one resolution step above
-    /// it, where the boundary lies.
+    /// The capacity at the latency objective (`capacity/`). A file holds one search per subject and scenario, so
+    /// the figure is one sample: its median, min and max are the capacity, its repeats 1. (The search's own repeat
+    /// of its last passing step confirms that step; it is no second search, and the spread between searches is far
+    /// wider than one resolution step.)
     Capacity,
 }
 
@@ -162,6 +164,12 @@ pub struct Figure {
 }
 
 impl Figure {
+    /// Why the figure is a bound (`loader-limited`, `loader-bound`, `rate-not-held`, `search-upper-bound`), or
+    /// empty for a value.
+    pub fn bound_reason(&self) -> &'static str {
+        self.limit.map_or("", Limit::as_str)
+    }
+
     /// `value`, or the side a bound is on: a loader at its limit holds throughput down and adds to latency.
     pub fn reading(&self) -> &'static str {
         match (self.limit, self.metric.higher_is_better()) {
@@ -233,10 +241,12 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
         }
     }
     for c in b.capacity.iter() {
-        let resolution = 1.0 + c.settings.resolution_percent / 100.0;
         for s in &c.searches {
             let Some(rps) = s.capacity() else { continue };
-            let stat = Stat { n: 2, median: rps, min: rps, max: rps * resolution, cv: None };
+            // One search, one sample: no range is claimed that the search did not measure (nothing above a bound
+            // was tried, and the failing step above a capacity may be far above it), and with one sample on each
+            // side a comparison gives no verdict, as for a single run.
+            let stat = Stat { n: 1, median: rps, min: rps, max: rps, cv: None };
             out.push(Figure {
                 subject: s.subject.clone(),
                 cell: Some((s.scenario.clone(), c.settings.connections)),
@@ -306,19 +316,44 @@ mod tests {
     }
 
     #[test]
-    fn a_capacity_is_a_headline_figure_of_the_csv_and_the_bmf() {
+    fn a_capacity_is_a_headline_figure_of_the_csv_and_the_bmf_one_search_one_sample() {
         let b = with_capacities();
         let csv = export(&b, Format::Csv);
-        assert!(csv.contains("\r\nrust,get,50,capacity,requests/s,30000,30000,31500,2,value,,full\r\n"), "{csv}");
-        assert!(csv.contains("\r\nmine,get,50,capacity,requests/s,8000,8000,8400,2,lower bound,,api\r\n"), "{csv}");
+        // Median, min and max are the capacity, one repeat: no range above it that the search never measured.
+        assert!(csv.contains("\r\nrust,get,50,capacity,requests/s,30000,30000,30000,1,value,,full,\r\n"), "{csv}");
+        let mine = "\r\nmine,get,50,capacity,requests/s,8000,8000,8000,1,lower bound,,api,loader-limited\r\n";
+        assert!(csv.contains(mine), "{csv}");
         let bmf: serde_json::Value = serde_json::from_str(&export(&b, Format::Bmf)).unwrap();
         let c = &bmf["rust/get/50"]["capacity"];
         assert_eq!(
             (c["value"].as_f64(), c["lower_value"].as_f64(), c["upper_value"].as_f64()),
-            (Some(30_000.0), Some(30_000.0), Some(31_500.0))
+            (Some(30_000.0), Some(30_000.0), Some(30_000.0))
         );
         let values: usize = bmf.as_object().unwrap().values().map(|m| m.as_object().unwrap().len()).sum();
         assert_eq!(values, csv.lines().count() - 1, "one BMF value per CSV row");
+    }
+
+    #[test]
+    fn the_csv_names_each_bounds_reason_in_its_last_column() {
+        let mut b = with_capacities();
+        // rust's cell loader-limited, mine's loader-bound in a run; mine's capacity the search's upper bound.
+        b.summaries[0].loader_limited = true;
+        b.summaries[1].loader_bound_runs = 1;
+        b.capacity.as_mut().unwrap().searches[1].upper_rps = 8_000.0;
+        let csv = export(&b, Format::Csv);
+        let header = csv.lines().next().unwrap();
+        assert!(header.starts_with("subject,scenario,connections,figure,unit,median,min,max,repeats,bound_or_value,"));
+        assert!(header.ends_with(",flags,verified,bound_reason"), "{header}");
+        let reason = |subject: &str, figure: &str| {
+            let row = csv.lines().find(|l| l.starts_with(&format!("{subject},get,50,{figure},"))).unwrap();
+            (row.split(',').nth(9).unwrap().to_string(), row.rsplit(',').next().unwrap().to_string())
+        };
+        assert_eq!(reason("rust", "throughput"), ("lower bound".into(), "loader-limited".into()));
+        assert_eq!(reason("rust", "latency-p99"), ("upper bound".into(), "loader-limited".into()));
+        assert_eq!(reason("rust", "server-cpu-per-request"), ("value".into(), String::new()));
+        assert_eq!(reason("mine", "throughput"), ("lower bound".into(), "loader-bound".into()));
+        assert_eq!(reason("mine", "capacity"), ("lower bound".into(), "search-upper-bound".into()));
+        assert_eq!(reason("rust", "capacity"), ("value".into(), String::new()));
     }
 
     #[test]

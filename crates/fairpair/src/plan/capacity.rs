@@ -51,6 +51,10 @@ pub fn plan(
         false => scenarios.iter().map(|s| s.name.clone()).collect(),
     };
     if q && names.len() < scenarios.len() {
+        // A run that only searches would then measure nothing at all: a usage error, not an empty run.
+        if args.capacity_only && names.is_empty() {
+            return Err(usage("--capacity-only --quick searches GET only: add get to --scenarios, or drop --quick"));
+        }
         skipped.push("capacity search: --quick searches GET only".into());
     }
     let step_s = args.capacity_step.unwrap_or(if q { 1 } else { 4 });

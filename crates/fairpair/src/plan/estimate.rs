@@ -17,12 +17,15 @@ impl Plan {
     pub fn announce(&self) {
         let plan = self;
         let e = plan.estimate();
+        // A run's length is said only where there are runs (a `--capacity-only` plan has none).
+        let each = match plan.load_runs() {
+            0 => String::new(),
+            _ => format!(" ({} s + {} s warm-up each)", plan.settings.duration_s, plan.settings.warmup_s),
+        };
         eprintln!(
-            "fairpair: {} subjects, {} load runs ({} s + {} s warm-up each), {} open-loop runs, {} memory runs",
-            plan.subjects.len(),
+            "fairpair: {}, {} load runs{each}, {} open-loop runs, {} memory runs",
+            crate::text::count(plan.subjects.len() as u64, "subject"),
             plan.load_runs(),
-            plan.settings.duration_s,
-            plan.settings.warmup_s,
             plan.open_loop_runs(),
             plan.memory_runs()
         );
@@ -37,9 +40,9 @@ impl Plan {
         );
         if let Some(c) = &plan.capacity {
             eprintln!(
-                "fairpair: capacity at {} for {} subject × scenario pairs: {} % resolution, {} s steps, at most {} a search",
+                "fairpair: capacity at {} for {}: {} % resolution, {} s steps, at most {} a search",
                 c.settings.objective,
-                c.searches(plan).len(),
+                crate::text::count(c.searches(plan).len() as u64, "subject × scenario pair"),
                 c.settings.resolution_percent,
                 c.settings.step_s,
                 c.settings.max_steps
@@ -204,9 +207,10 @@ impl Estimate {
             (self.capacity, "the capacity search", "--capacity-step N, --capacity-resolution PERCENT"),
         ];
         let (seconds, what, how) = phases.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
+        // `--warmup` is the closed-loop runs' warm-up: worth naming only when there are such runs.
+        let warmup = if self.load > 0.0 { "; --warmup N shortens each run's warm-up" } else { "" };
         Some(format!(
-            "most of the estimate is not the measured load ({:.0} of {:.0} s): {what} takes {:.0} s ({how}); \
-             --warmup N shortens each run's warm-up",
+            "most of the estimate is not the measured load ({:.0} of {:.0} s): {what} takes {:.0} s ({how}){warmup}",
             self.load, total, seconds
         ))
     }

@@ -455,6 +455,12 @@ pub(crate) mod tests {
         assert!(p.estimate_total() < 120.0, "{}", p.estimate_total());
         // Explicit values win over --quick.
         assert_eq!(plan(&["--quick", "--duration", "7"]).unwrap().settings.duration_s, 7);
+        // A search-only run that --quick leaves with nothing to search is refused, not run empty.
+        let empty = plan(&["--capacity-only", "--quick", "--scenarios", "post"]).unwrap_err();
+        assert!(
+            empty.downcast_ref::<crate::UsageError>().is_some() && empty.to_string().contains("GET only"),
+            "{empty}"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //!
 //! The ratios run one way everywhere in the report: a subject's figure over the baseline's.
 
+use crate::capacity::Outcome;
 use crate::report::document::{Align, Document, Table};
 use crate::report::ratios::{Bound, baseline, loader_limit, ratio, ratio_text};
 use crate::schema::{Benchmark, CapacityRecord, FlagKind, Summary};
@@ -87,6 +88,10 @@ pub enum Trust {
     },
     /// Both sides were held by the loader: the ratio compares the loader with itself.
     BothHeld,
+    /// Both capacities are lower bounds (the loader's, or the search's own): nothing is known of their ratio.
+    BothBounds,
+    /// A capacity the search gave at its cap of steps, unconfirmed (whose, named): the ratio is no figure to quote.
+    Unconfirmed(String),
     /// Every run of a side was left out (its reason, shortened).
     LeftOut(String),
     NotMeasured,
@@ -114,6 +119,8 @@ impl Answer {
             Trust::Bound { at_least: true, why } => format!("≥ {r}× (a lower bound: {why})"),
             Trust::Bound { at_least: false, why } => format!("≤ {r}× (an upper bound: {why})"),
             Trust::BothHeld => "no ratio (both held by the loader)".into(),
+            Trust::BothBounds => "no ratio (both capacities are bounds)".into(),
+            Trust::Unconfirmed(who) => format!("{r}× ({who} unconfirmed: the search reached its cap of steps)"),
             Trust::LeftOut(reason) => format!("left out: {reason}"),
             Trust::NotMeasured => "not measured".into(),
         }
@@ -230,9 +237,10 @@ fn cell_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns: u3
 }
 
 /// The capacity cell: the ratio of the two subjects' capacities, in the row of the search's connection count. A bound
-/// on either side makes the ratio a bound, as a loader-held throughput does. A capacity is only known to within the
-/// search's resolution (it passed, the rate one step above failed), so two within one step of each other are not told
-/// apart; further apart, each is still one search, whose spread over repeats a run does not measure.
+/// on either side makes the ratio a bound, as a loader-held throughput does. A capacity the search gave at its cap of
+/// steps is unconfirmed, and so is the ratio. A confirmed capacity is only known to within the search's resolution (it
+/// passed twice, the rate one step above failed), so two within one step of each other are not told apart; further
+/// apart, each is still one search, whose spread over repeats a run does not measure.
 fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns: u32) -> Answer {
     let none = |trust| Answer { ratio: None, trust };
     let Some(c) = b.capacity.as_ref().filter(|c| c.settings.connections == conns) else {
@@ -242,13 +250,28 @@ fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns
     let (Some(sa), Some(sb)) = (find(other), find(base)) else { return none(Trust::NotMeasured) };
     let (x, y) = match (sa.capacity(), sb.capacity()) {
         (Some(x), Some(y)) => (x, y),
+        (None, None) => {
+            return none(Trust::NoCapacity(format!(
+                "{}: {}; {}: {}",
+                sa.subject,
+                sa.figure(),
+                sb.subject,
+                sb.figure()
+            )));
+        }
         (None, _) => return none(Trust::NoCapacity(format!("{}: {}", sa.subject, sa.figure()))),
         (_, None) => return none(Trust::NoCapacity(format!("{}: {}", sb.subject, sb.figure()))),
     };
+    let unconfirmed: Vec<&str> = [sa, sb]
+        .into_iter()
+        .filter(|s| matches!(s.outcome, Outcome::Found { confirmed: false, .. }))
+        .map(|s| s.subject.as_str())
+        .collect();
     let trust = match (sa.bound, sb.bound) {
-        (true, true) => Trust::BothHeld,
+        (true, true) => Trust::BothBounds,
         (true, false) => Trust::Bound { at_least: true, why: format!("{other}'s capacity is a bound") },
         (false, true) => Trust::Bound { at_least: false, why: format!("{base}'s capacity is a bound") },
+        _ if !unconfirmed.is_empty() => Trust::Unconfirmed(unconfirmed.join(" and ")),
         _ if x.max(y) / x.min(y) <= 1.0 + c.settings.resolution_percent / 100.0 => Trust::WithinResolution,
         _ => Trust::OneSearch,
     };
