@@ -100,8 +100,8 @@ impl Metric {
     }
 }
 
-/// Why a figure is a bound rather than a measured value: the loader (or, for a capacity, the search's own upper
-/// bound), not the server, may have set it.
+/// Why a figure is a bound rather than a measured value: the loader (or, for a capacity, the search's own cap of
+/// steps), not the server, may have set it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
     /// The throughput was at least the measured share of the loader's capacity (80 % by default); a capacity, at
@@ -109,10 +109,12 @@ pub enum Limit {
     LoaderLimited,
     /// The load tool used 90 % or more of its CPUs in a run.
     LoaderBound,
-    /// A capacity whose next step above failed with the loader short of the rate asked ([`BoundBy::RateNotHeldAbove`]).
+    /// A capacity whose failing step just above it, at a rate no higher than the subject's closed-loop throughput,
+    /// achieved under 95 % of the rate asked: the loader's limit, measured or not ([`BoundBy::RateNotHeldAbove`]).
     RateNotHeld,
-    /// A capacity that is the search's upper bound, the subject's closed-loop throughput: no rate above it was tried
-    /// ([`BoundBy::Upper`]).
+    /// A capacity with no failing step above it: the search reached its cap still stepping up past the subject's
+    /// closed-loop throughput (in files written before the search tried above it, that throughput itself;
+    /// [`BoundBy::Upper`]).
     SearchUpper,
 }
 

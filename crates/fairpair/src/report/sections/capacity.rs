@@ -30,16 +30,20 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
         (None, None) => "The loader's own open-loop limit was not measured: no capacity is checked against it.".into(),
     };
     let held = "A capacity just below a step the loader did not hold (achieved under 95 % of asked, at a rate the \
-                subject served in its closed-loop run) is a bound too: that step may have failed for the loader's sake.";
+                subject served in its closed-loop run) is a bound too: that step may have failed for the loader's sake. \
+                So is a capacity with no failing step above it (the search reached its cap still stepping up). The \
+                loader's limit is searched on GET: a POST capacity is compared with it too, though the loader's own \
+                POST limit may be lower.";
     doc.paragraph(format!(
         "The highest offered rate at which every request is answered with the expected status, none is aborted, the \
          loader holds the rate (achieved ≥ 95 % of asked) and {obj} holds. Each step is an open-loop run with {tool} \
          at a fixed rate (`-q RATE --latency-correction -w`, {conns} connections, {w} s warm-up, {d} s measured): \
          latencies count from each request's scheduled start, so a server that falls behind shows its queue. The \
-         search starts at 90 % of the subject's closed-loop throughput, halves the rate until a step passes, bisects \
-         to within {res} % and repeats the result; the spread is the objective percentile's difference between the \
-         two passing runs. A search stops at {cap} steps and then gives its last passing rate, unconfirmed. {limit} \
-         {held}",
+         search starts at 90 % of the subject's closed-loop throughput, halves the rate until a step passes (or, \
+         when the objective holds at the closed-loop throughput, tries above it: one resolution step, then doubling, \
+         until a step fails), bisects to within {res} % and repeats the result; the change on repeat is the objective \
+         percentile's difference between the two passing runs, a latency change. A search stops at {cap} steps and \
+         then gives its last passing rate, unconfirmed (a bound, `≥`, when no step above it failed). {limit} {held}",
         cap = s.max_steps,
         obj = s.objective,
         tool = c.tool,
@@ -98,7 +102,7 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
         (repeat_title.as_str(), Align::Right),
         ("share of loader's limit", Align::Right),
         (ratio_title.as_str(), Align::Right),
-        ("closed-loop upper bound", Align::Right),
+        ("closed-loop throughput (start)", Align::Right),
         ("steps (on a busy machine)", Align::Right),
     ]);
     let limit = c.loader_limit_rps();
