@@ -198,6 +198,11 @@ impl Search {
         at_lowest.any(|s| !holds_rate(&s.result, s.rate_asked)).then_some(BoundBy::RateNotHeldAbove)
     }
 
+    /// Whether the capacity is the search's last passing rate at its cap of steps, never repeated.
+    pub fn unconfirmed(&self) -> bool {
+        matches!(self.outcome, Outcome::Found { confirmed: false, .. })
+    }
+
     pub fn capacity(&self) -> Option<f64> {
         match self.outcome {
             Outcome::Found { rps, .. } => Some(rps),
@@ -243,8 +248,8 @@ pub fn expected_steps(resolution_percent: f64) -> usize {
 }
 
 /// The cap of one search's steps, which the estimate budgets for every search: the expected steps and one more (a
-/// second halving, a failed repeat and its fallback, or a doubling above the upper bound), or exactly the expected steps under `--quick`, whose whole
-/// run must fit two minutes. A noisy machine took 10–16 steps a search; that time is what the cap bounds.
+/// second halving, a failed repeat and its fallback, or a doubling above the upper bound), or exactly the expected
+/// steps under `--quick`, whose whole run must fit two minutes. A noisy machine took 10–16 steps a search; that time is what the cap bounds.
 pub fn max_steps(resolution_percent: f64, quick: bool) -> usize {
     expected_steps(resolution_percent) + usize::from(!quick)
 }
@@ -381,8 +386,7 @@ pub fn sizing_line(objective: &Objective, scenario: &str, subjects: &[(&str, &Se
         .map(|(name, s, c)| {
             let n = (target / c).ceil();
             let cores = if n == 1.0 { "core" } else { "cores" };
-            let unconfirmed = matches!(s.outcome, Outcome::Found { confirmed: false, .. });
-            let rough = if unconfirmed { " (unconfirmed)" } else { "" };
+            let rough = if s.unconfirmed() { " (unconfirmed)" } else { "" };
             if s.bound {
                 format!("at most {n} {cores} with {name}{rough}")
             } else {

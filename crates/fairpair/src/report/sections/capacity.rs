@@ -322,12 +322,11 @@ fn subject_line(s: &mut String, scale: &Scale, i: usize, search: &Search, points
     if let Some(cap) = search.capacity() {
         let xx = scale.x(cap);
         let at_least = if search.bound { "≥ " } else { "" };
-        let unconfirmed = matches!(search.outcome, Outcome::Found { confirmed: false, .. });
         let label = format!(
             "{} {at_least}{}/s{}",
             search.subject,
             thousands(cap),
-            if unconfirmed { " (unconfirmed)" } else { "" }
+            if search.unconfirmed() { " (unconfirmed)" } else { "" }
         );
         // Right of its line, or left of it in the chart's right part, so that the label stays on the chart.
         let (tx, anchor) = if xx > LEFT + PLOT_W * 0.6 { (xx - 3.0, "end") } else { (xx + 3.0, "start") };

@@ -5,7 +5,6 @@
 //!
 //! The ratios run one way everywhere in the report: a subject's figure over the baseline's.
 
-use crate::capacity::Outcome;
 use crate::report::document::{Align, Document, Table};
 use crate::report::ratios::{Bound, baseline, loader_limit, ratio, ratio_text};
 use crate::schema::{Benchmark, CapacityRecord, FlagKind, Summary};
@@ -262,11 +261,7 @@ fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns
         (None, _) => return none(Trust::NoCapacity(format!("{}: {}", sa.subject, sa.figure()))),
         (_, None) => return none(Trust::NoCapacity(format!("{}: {}", sb.subject, sb.figure()))),
     };
-    let unconfirmed: Vec<&str> = [sa, sb]
-        .into_iter()
-        .filter(|s| matches!(s.outcome, Outcome::Found { confirmed: false, .. }))
-        .map(|s| s.subject.as_str())
-        .collect();
+    let unconfirmed: Vec<&str> = [sa, sb].into_iter().filter(|s| s.unconfirmed()).map(|s| s.subject.as_str()).collect();
     let trust = match (sa.bound, sb.bound) {
         (true, true) => Trust::BothBounds,
         (true, false) => Trust::Bound { at_least: true, why: format!("{other}'s capacity is a bound") },
