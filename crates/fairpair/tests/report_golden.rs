@@ -262,3 +262,20 @@ fn a_capacity_label_at_the_charts_right_edge_stays_on_the_chart() {
     assert!(label.contains(r#"text-anchor="end""#) && label.contains("rust "), "{label}");
     assert!(!svg.contains("reached its cap"), "{svg}");
 }
+
+#[test]
+fn no_sizing_is_drawn_from_steps_without_a_warm_up() {
+    // A `--quick` search warms nothing up: each step measures a freshly started server, and Node's JIT is then
+    // measured cold (a quick run found node at 1,488/s where the default plan's searches found 13,506–21,083/s).
+    // Its report said "100,000/s would take … 68 cores with node".
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    let capacity = bench.capacity.as_mut().unwrap();
+    for step in capacity.searches.iter_mut().chain(capacity.loader_limit.iter_mut()).flat_map(|s| &mut s.steps) {
+        step.result.machine_idle = true;
+    }
+    assert!(report::render(&bench).0.contains("would take"));
+    bench.capacity.as_mut().unwrap().settings.warmup_s = 0;
+    let (md, _) = report::render(&bench);
+    assert!(md.contains("Steps without a warm-up") && !md.contains("would take"), "{md}");
+}

@@ -62,6 +62,17 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
                 .into(),
         ));
     }
+    // Steps without a warm-up (`--quick`) measure a freshly started server: a runtime that compiles as it runs
+    // (Node's JIT) pays most, so the figures are not each subject's capacity, and no sizing is drawn from them.
+    let cold = s.warmup_s == 0;
+    if cold {
+        doc.push(Block::Note(
+            "**Steps without a warm-up** (`--quick`): each step measured a freshly started server, so a runtime that \
+             compiles as it runs (Node's JIT) is measured cold. These capacities are a smoke test of the search, not \
+             the subjects' figures, and no sizing is drawn from them; the default plan warms up each step."
+                .into(),
+        ));
+    }
     let mut scenarios: Vec<&str> = c.searches.iter().map(|s| s.scenario.as_str()).collect();
     scenarios.dedup();
     let one_core: Vec<&str> = b.subjects.iter().filter(|r| r.workers == Some(1)).map(|r| r.name.as_str()).collect();
@@ -77,7 +88,7 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
             sizing_line(&s.objective, scenario, &of, SIZING_TARGET_RPS)
         })
         .collect();
-    if !busy {
+    if !busy && !cold {
         doc.list(lines);
     }
     for scenario in &scenarios {
