@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run -p faults --release --bin fuzz -- --seconds 60 --seed 7
 //! cargo run -p faults --release --bin fuzz -- --replay target/fuzz/findings/seed7-mutant123.json
+//! cargo run -p faults --release --bin fuzz -- --decide
 //! ```
 //!
 //! Starts Rust, Node (one process) and Go (when installed) with short time limits, sends them mutants until the time
@@ -48,6 +49,10 @@ struct Args {
     /// Replay a finding's file instead of fuzzing.
     #[arg(long, conflicts_with_all = ["seconds", "minutes", "seed"])]
     replay: Option<PathBuf>,
+    /// Instead of fuzzing, send every tolerance's examples to the servers and say which rows these releases still
+    /// need (a row whose examples are all answered alike can go, and its cases become exact).
+    #[arg(long, conflicts_with_all = ["seconds", "minutes", "seed", "replay", "empty_table"])]
+    decide: bool,
 }
 
 fn main() -> ExitCode {
@@ -65,6 +70,9 @@ fn main() -> ExitCode {
     }
     if let Some(path) = args.replay {
         return replay(&path, &targets, &table, args.replays as usize);
+    }
+    if args.decide {
+        return decide(&targets);
     }
     let seconds = args.seconds.or(args.minutes.map(|m| m * 60)).unwrap_or(60);
     let seed = args.seed.unwrap_or_else(|| {
@@ -90,6 +98,25 @@ fn main() -> ExitCode {
     }
     println!("{}", summary.line());
     if summary.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// Prints each tolerance's decision on the servers at hand; exits 1 when a needed row no longer allows what the
+/// servers do (the table is wrong for these releases), 0 otherwise (rows no longer needed are listed, not failed).
+fn decide(targets: &[Target]) -> ExitCode {
+    let addrs: Vec<(String, std::net::SocketAddr)> = targets.iter().map(|t| (t.name.clone(), t.addr)).collect();
+    let decisions = fuzz::decide::decide(&addrs);
+    for d in &decisions {
+        println!("{}", d.line());
+    }
+    let unneeded: Vec<&str> = decisions.iter().filter(|d| !d.needed()).map(|d| d.name).collect();
+    let wrong = decisions.iter().filter(|d| d.examples.iter().any(|e| !e.allowed)).count();
+    println!(
+        "decide summary: {} tolerances, {} not needed by these releases{}, {wrong} that do not allow what the servers do",
+        decisions.len(),
+        unneeded.len(),
+        if unneeded.is_empty() { String::new() } else { format!(" ({})", unneeded.join(", ")) }
+    );
+    if wrong > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS }
 }
 
 /// Replays a finding `times` times against fresh servers and prints each server's interpretation.

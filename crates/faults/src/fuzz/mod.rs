@@ -7,10 +7,12 @@
 //! - [`interpret`]: a server's interpretation and the comparison, through the contract's tolerance table
 //!   (`contract::tolerances`);
 //! - [`run`] (this file): servers reused across mutants, batches of mutants in flight, the stores read back;
-//!   [`finding`]: minimising, replaying and writing a finding.
+//!   [`finding`]: minimising, replaying and writing a finding; [`decide`]: each tolerance's examples against the
+//!   releases at hand, with the table emptied (is the row still needed?).
 //!
 //! The binary `fuzz` (`src/bin/fuzz.rs`, wrapped by `scripts/fuzz`) and the test `tests/fuzz.rs` drive it.
 
+pub mod decide;
 pub mod finding;
 pub mod framing;
 pub mod interpret;
