@@ -1,6 +1,6 @@
-// Issue 14's hostile input, for what a one-request case of contract/cases.json cannot say: what happens to the
-// requests pipelined behind an answer, whether a connection stays open, what is (not) stored, and answers that
-// come only at a time limit. Raw sockets against an in-process server whose limits are lowered to 300 ms.
+// The second hostile-input review's cases, for what a one-request case of contract/cases.json cannot say: what
+// happens to the requests pipelined behind an answer, whether a connection stays open, what is (not) stored, and
+// answers that come only at a time limit. Raw sockets against an in-process server whose limits are lowered to 300 ms.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

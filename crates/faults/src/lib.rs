@@ -11,9 +11,9 @@
 //! - `slow_clients.rs`: dribbled heads and bodies, silent sockets, idle keep-alive, all cut in time while a
 //!   normal client keeps being served;
 //! - `shutdown.rs`: SIGTERM under load, a client reset mid-body, the capacity limit;
-//! - `hostile.rs`: hostile input, round two (issue 14): half-closed connections, a burst of 1,000 connects, the
-//!   memory of draining oversize bodies, ignored signals, chunk sizes followed by blanks, unsupported transfer
-//!   codings. Written over a list of server kinds, so a new server is one line there.
+//! - `hostile.rs`: hostile input, round two (what a second review found): half-closed connections, a burst of 1,000
+//!   connects, the memory of draining oversize bodies, ignored signals, chunk sizes followed by blanks, unsupported
+//!   transfer codings. Written over a list of server kinds, so a new server is one line there.
 //!
 //! This file holds what they share: starting and stopping a server ([`Server`]); its memory is read with the
 //! harness's own `/proc` code (`fairpair::host`).

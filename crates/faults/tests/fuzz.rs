@@ -1,5 +1,6 @@
-//! The differential fuzzer in CI (issue 22): a fixed seed for about a minute against every server, no divergence
-//! allowed; the tolerance table checked against its examples; and a stand-in server that deviates on purpose caught.
+//! The differential fuzzer in CI, so that a change that makes the servers disagree fails the build: a fixed seed for
+//! about a minute against every server, no divergence allowed; the tolerance table checked against its examples; and
+//! a stand-in server that deviates on purpose caught.
 //!
 //! The same run also shows that the table is needed: every mutant a tolerance allowed is one that the table emptied
 //! would report (the comparison is the same, minus that tolerance), and each tolerance must have allowed at least one.

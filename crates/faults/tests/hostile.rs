@@ -1,4 +1,4 @@
-//! Hostile input, round two (issue 14): what a second hostile pass found, on every server.
+//! Hostile input, round two: what a second hostile pass found, on every server.
 //!
 //! Each test runs over [`servers`], collects what went wrong on each, and fails once at the end naming every server
 //! that misbehaved, so one broken server does not hide another. A new server (Go, say) is one more entry in

@@ -58,8 +58,9 @@ pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 /// hyper's per-connection buffer limit, in bytes (its default is about 400 KB). hyper reads a request body through
 /// the same buffer as the head, and grows each read up to this limit; with the default, 600 connections each draining
-/// an oversize body held 240 to 590 KiB apiece (issue 14, and `faults/tests/hostile.rs`). A buffer as large as the largest head accepted changes nothing for
-/// the head (the 431 comes at the same size) and keeps a draining connection's memory small and fixed.
+/// an oversize body held 240 to 590 KiB apiece (found by the second hostile-input review, `faults/tests/hostile.rs`).
+/// A buffer as large as the largest head accepted changes nothing for the head (the 431 comes at the same size) and
+/// keeps a draining connection's memory small and fixed.
 pub const MAX_BUF_BYTES: usize = MAX_HEAD_BYTES;
 
 /// The listen backlog the server asks for: how many connections the kernel queues before `accept`. tokio's

@@ -367,7 +367,7 @@ fn environment_variables_are_read() {
     assert_eq!((startup.users, startup.workers), (Some(10000), Some(2)), "{line:?}");
 }
 
-/// The hostile-input rules of the contract (issue 14) on a real socket: each request, its status, and whether the
+/// The contract's hostile-input rules on a real socket: each request, its status, and whether the
 /// server closes the connection after answering. A valid POST comes last on each connection that stays open, so a
 /// smuggled or half-read request would show up as a wrong answer to it.
 #[test]

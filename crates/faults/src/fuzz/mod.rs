@@ -1,6 +1,6 @@
-//! The differential fuzzer (issue 22): the same mutated HTTP/1.1 byte streams, each on a fresh connection, to every
-//! server; their interpretations compared; every difference the contract does not allow reported, minimised and
-//! written down so that it replays.
+//! The differential fuzzer, for what hand-written cases miss: the same mutated HTTP/1.1 byte streams, each on a fresh
+//! connection, to every server; their interpretations compared; every difference the contract does not allow
+//! reported, minimised and written down so that it replays.
 //!
 //! - [`seeds`]: what mutants grow from; [`mutate`]: the grammar-aware mutations, from a seeded generator ([`rng`]);
 //! - [`probe`]: one mutant on one connection; [`framing`]: the fuzzer's own strict reading of a request stream;
