@@ -4,12 +4,12 @@
 //! releases: its row can go, and its cases can become exact. One that still shows a difference is needed, and the
 //! comparison with the whole table says whether the row still allows what the servers do.
 //!
-//! This is how each row's `decided_on` releases are checked when a stack moves to a new release (a new Go, Node's
-//! llhttp, hyper): the fuzzer then finds what no example shows.
+//! Run it when a stack moves to a new release (a new Go, Node's llhttp, hyper); the fuzzer then finds what no
+//! example shows.
 
 use super::interpret::{self, Comparison};
 use super::mutate::Mutant;
-use super::{Table, finding, hang_deadline, probe};
+use super::{Table, finding};
 use contract::tolerances::{TOLERANCES, Tolerance};
 use std::net::SocketAddr;
 
@@ -37,9 +37,14 @@ impl Decision {
         self.examples.iter().any(|e| e.differs.is_some())
     }
 
+    /// Whether the contract's table allows what the servers did with every example.
+    pub fn allows(&self) -> bool {
+        self.examples.iter().all(|e| e.allowed)
+    }
+
     /// The decision in one line: needed or not, and each example's step where the servers differ.
     pub fn line(&self) -> String {
-        let verdict = match (self.needed(), self.examples.iter().all(|e| e.allowed)) {
+        let verdict = match (self.needed(), self.allows()) {
             (false, _) => "not needed by these releases: every example is answered alike",
             (true, true) => "needed, and allows what the servers do",
             (true, false) => "needed, but does NOT allow what the servers do now",
@@ -69,21 +74,16 @@ pub fn decide(addrs: &[(String, SocketAddr)]) -> Vec<Decision> {
         .collect()
 }
 
-/// Sends one example to every server at once, and compares the answers without the table and with it.
+/// Sends one example to every server at once (as the fuzzer sends a mutant), judges the answers with the contract's
+/// table, then compares the same answers with the table emptied.
 fn example(addrs: &[(String, SocketAddr)], t: &Tolerance, label: String, bytes: Vec<u8>) -> Example {
     let mutant = Mutant { n: 0, seed: t.name.to_owned(), bytes, splits: Vec::new() };
-    let replies: Vec<probe::Reply> = std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            addrs.iter().map(|(_, addr)| scope.spawn(|| probe::probe(*addr, &mutant, hang_deadline()))).collect();
-        handles.into_iter().map(|h| h.join().expect("a probe does not panic")).collect()
-    });
+    let (problem, interps) = finding::check(addrs, &mutant, &Table::contract());
     let requests = super::framing::requests(&mutant.bytes);
-    let interps: Vec<_> = replies.iter().map(|r| interpret::interpret(r, &requests, super::prompt())).collect();
     let names: Vec<&str> = addrs.iter().map(|(n, _)| n.as_str()).collect();
     let differs = match interpret::compare(&mutant.bytes, requests.tail, &names, &interps, &Table::emptied()) {
         Comparison::Divergent { class, .. } => Some(class),
         Comparison::Same | Comparison::Tolerated(_) => None,
     };
-    let allowed = finding::check(addrs, &mutant, &Table::contract()).0.is_none();
-    Example { label, differs, allowed }
+    Example { label, differs, allowed: problem.is_none() }
 }
