@@ -133,7 +133,7 @@ func (rt *routes) createUser(x *exchange) {
 		return
 	}
 	// The body has been read to its end: from here on, the connection can serve the next request.
-	clearBodyDeadline(x.r)
+	clearBodyDeadline(x.w)
 
 	parsed, err := parseNewUser(read.body)
 	if err != nil {

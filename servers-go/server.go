@@ -76,7 +76,7 @@ func main() {
 	stopped := make(chan struct{})
 	go handleSignals(server, cfg, signals, stopped)
 
-	if err := server.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
+	if err := server.Serve(lingeringListener{listener}); !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 		os.Exit(1)
 	}

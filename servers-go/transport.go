@@ -17,6 +17,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -80,8 +82,8 @@ func newServer(opts options) *http.Server {
 		// ReadTimeout would count from the start of the head, where the contract's body limit counts from its end,
 		// so the body's time limit is a read deadline set by the handler (ServeHTTP below).
 		MaxHeaderBytes: MaxHeadBytes - netHTTPHeadSlack,
-		// The handler needs the connection to set that deadline; Go 1.20's http.ResponseController would give it,
-		// Go 1.19 has only this hook.
+		// endNow needs the connection to half-close it, which http.ResponseController (the way to set a deadline
+		// from a handler, used below) does not offer; this hook hands it to the handler.
 		ConnContext: func(ctx context.Context, conn net.Conn) context.Context {
 			return context.WithValue(ctx, connKey{}, conn)
 		},
@@ -114,16 +116,16 @@ func (a *app) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !checkHead(x) {
 		// After a refusal net/http would read the rest of a body (up to 256 KiB) before closing, with no deadline yet:
 		// a chunked body that never comes held the connection open for good. The refusal closes it at once instead.
-		setBodyDeadline(r, time.Now())
+		setBodyDeadline(w, time.Now())
 		return
 	}
 	// The contract's second time limit: the body must be complete within bodyTimeout of the head, which is now.
 	// Whoever reads the body (the POST handler, or net/http discarding it after the answer) hits this deadline.
 	// A request without a body reads nothing more: the deadline boundOwnAnswers set is lifted.
 	if r.ContentLength != 0 {
-		setBodyDeadline(r, time.Now().Add(a.bodyTimeout))
+		setBodyDeadline(w, time.Now().Add(a.bodyTimeout))
 	} else {
-		clearBodyDeadline(r)
+		clearBodyDeadline(w)
 	}
 	if a.beforeRoute != nil {
 		a.beforeRoute(r)
@@ -154,16 +156,14 @@ func checkHead(x *exchange) bool {
 }
 
 // setBodyDeadline sets the read deadline of the request's connection.
-func setBodyDeadline(r *http.Request, deadline time.Time) {
-	if conn, ok := r.Context().Value(connKey{}).(net.Conn); ok {
-		_ = conn.SetReadDeadline(deadline) // Fails only on a closed connection, which needs no deadline.
-	}
+func setBodyDeadline(w http.ResponseWriter, deadline time.Time) {
+	_ = http.NewResponseController(w).SetReadDeadline(deadline) // Fails only on a closed connection.
 }
 
 // clearBodyDeadline lifts the body's deadline once the body is read, so that the connection waits for its next
 // request under net/http's own limits.
-func clearBodyDeadline(r *http.Request) {
-	setBodyDeadline(r, time.Time{})
+func clearBodyDeadline(w http.ResponseWriter) {
+	setBodyDeadline(w, time.Time{})
 }
 
 // endNow sends the answer and ends the connection's sending side at once, for an answer that closes the connection
@@ -176,7 +176,7 @@ func endNow(x *exchange) {
 	if flusher, ok := x.w.(http.Flusher); ok {
 		flusher.Flush()
 	}
-	if conn, ok := x.r.Context().Value(connKey{}).(*net.TCPConn); ok {
+	if conn, ok := x.r.Context().Value(connKey{}).(interface{ CloseWrite() error }); ok {
 		_ = conn.CloseWrite() // Fails only when the client is gone already.
 	}
 }
@@ -201,6 +201,74 @@ func (a *app) recoverPanic(x *exchange) {
 		delete(header, name)
 	}
 	sendError(x, errInternal)
+}
+
+// LingerTimeout and LingerBytes bound what a closing connection reads and discards before it is closed (see
+// lingeringConn): one second, one mebibyte (the Rust server drains as much after its 413).
+const (
+	LingerTimeout = time.Second
+	LingerBytes   = 1 << 20
+)
+
+// lingeringListener hands out connections that close the way the other servers' do: answer first, reset never.
+// server.go serves on it.
+type lingeringListener struct{ net.Listener }
+
+func (l lingeringListener) Accept() (net.Conn, error) {
+	conn, err := l.Listener.Accept()
+	if tcp, ok := conn.(*net.TCPConn); ok && err == nil {
+		return &lingeringConn{TCPConn: tcp}, nil
+	}
+	return conn, err
+}
+
+// lingeringConn closes a connection in two steps: it ends the sending side at once (the client sees the end of the
+// answer), then reads and discards what the client still sends, for LingerTimeout or LingerBytes at most, and only
+// then closes the socket. The plain way, closing at once, is what net/http does after its own refusals (a 400 for a
+// malformed head, before any handler runs): closing a socket with unread bytes in it makes the kernel send a reset,
+// and a client whose request body is still arriving can lose the 400 before it has read it (the contract's
+// raw-large-body-empty-field-name case, a malformed head with a 70,000-byte body, failed that way under load). hyper
+// and Node end their sending side first too. Once closed, the connection reads nothing more for net/http: a request
+// arriving while it lingers (after a graceful shutdown closed it as idle) is discarded, not served.
+type lingeringConn struct {
+	*net.TCPConn
+	closed atomic.Bool
+	// reading is held by each read net/http makes, so that the drain starts only once a read in progress when the
+	// connection was closed has returned (see drainThenClose).
+	reading sync.Mutex
+}
+
+func (c *lingeringConn) Read(p []byte) (int, error) {
+	c.reading.Lock()
+	defer c.reading.Unlock()
+	if c.closed.Load() {
+		return 0, net.ErrClosed
+	}
+	return c.TCPConn.Read(p)
+}
+
+// Close ends the sending side and returns; the rest happens in the background, so a shutdown closing many idle
+// connections does not wait for each.
+func (c *lingeringConn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	_ = c.TCPConn.CloseWrite() // Fails only when the client is gone already; the drain then ends at once.
+	// A read in progress on net/http's side (an idle keep-alive connection waiting for its next request) returns
+	// now, with an error.
+	_ = c.TCPConn.SetReadDeadline(time.Now())
+	go c.drainThenClose()
+	return nil
+}
+
+func (c *lingeringConn) drainThenClose() {
+	// Waiting for the lock waits for that read to return. Were the deadline moved while it was still blocked, it
+	// would block again and could take the next request's bytes to net/http.
+	c.reading.Lock()
+	defer c.reading.Unlock()
+	_ = c.TCPConn.SetReadDeadline(time.Now().Add(LingerTimeout))
+	_, _ = io.CopyN(io.Discard, c.TCPConn, LingerBytes) // Ends at the client's end, the deadline, or the limit.
+	_ = c.TCPConn.Close()
 }
 
 // closeGracefully closes the server the way SIGTERM asks: stop accepting at once, let requests in progress finish
