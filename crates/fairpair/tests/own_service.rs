@@ -104,7 +104,19 @@ fn a_quick_run_diagnoses_split_writes_and_only_them() {
     let found = diagnose(&bench);
     let nagle: Vec<&str> =
         found.iter().filter(|d| matches!(d, Diagnosis::NagleDelayedAck { .. })).map(|d| d.subject()).collect();
-    assert_eq!(nagle, ["mine-split"], "{found:?}");
+    // On failure, the figures the diagnosis reads: the p50 window and the server's share of its CPUs.
+    let cells: Vec<String> = bench
+        .summaries
+        .iter()
+        .map(|s| {
+            let cpu = s.server_cpu_us_per_request.as_ref().map(|c| c.median);
+            format!(
+                "{}: p50 {} ms, {} req/s, server {cpu:?} µs/request",
+                s.subject, s.p50_ms.median, s.requests_per_sec.median
+            )
+        })
+        .collect();
+    assert_eq!(nagle, ["mine-split"], "{found:?}; {cells:?}");
     let report = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
     assert!(report.contains("## Diagnoses"), "{report}");
     assert!(report.contains("**mine-split: Nagle's algorithm with delayed ACK?**"), "{report}");
