@@ -1,3 +1,3 @@
 module fairpair/servers-go
 
-go 1.19
+go 1.26

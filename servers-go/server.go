@@ -1,4 +1,4 @@
-// fairpair's Go server: the users API on net/http alone (standard library only, Go 1.19), with a map behind a lock
+// fairpair's Go server: the users API on net/http alone (standard library only, Go 1.26), with a map behind a lock
 // for a store and a hand-written JSON scanner and writer that agree with JSON.parse and JSON.stringify.
 //
 // Build it with scripts/build-go (it writes target/go/users-server-go), or run it from here with `go run .`, then

@@ -118,7 +118,7 @@ fn sigterm_under_load_node() {
 #[test]
 fn sigterm_under_load_go() {
     if faults::go_binary().is_none() {
-        faults::skipped("sigterm_under_load_go", "go not installed");
+        faults::skipped("sigterm_under_load_go", "no Go 1.26 or later installed (scripts/build-go --check)");
         return;
     }
     sigterm_under_load(Kind::Go);
