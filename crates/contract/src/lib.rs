@@ -10,6 +10,7 @@
 //! - [`check`] compares what came back with what the case expects; [`run_case`] does all of it, round trip included,
 //!   and says why a case failed as [`Mismatch`]es, whose kind a runner can act on.
 //! - [`differences`] compares two servers' answers to the same case (the "identical" of the contract).
+//! - [`releases`] says which release of each HTTP stack the tolerance table was decided on, and which is at hand.
 //! - [`StartupLine`] reads the line a server prints once it listens, for the harness and every test that starts one.
 //!
 //! A raw socket rather than an HTTP client library is deliberate: several cases send bytes that a client library
@@ -20,6 +21,7 @@
 //! response parser), `startup.rs` (the start-up line), this file (checking).
 
 mod cases;
+pub mod releases;
 pub mod startup;
 pub mod tolerances;
 mod wire;

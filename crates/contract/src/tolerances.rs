@@ -12,11 +12,13 @@
 //! - an [`Equivalence`]: a difference the contract allows in any request (an error body left empty, a 408 before a
 //!   head time limit closes, the headers `Date`, `Connection`, `Keep-Alive`), applied before comparing.
 //!
-//! Decisions about Go were made against Go 1.19.8 (Debian 12's `golang-go`), whose net/http decides several of these
-//! before any handler runs ([`GO_RELEASE`]).
+//! Each row names the releases of hyper, llhttp and Go it was decided on (`decided_on`, see [`crate::releases`]):
+//! net/http and llhttp decide several of these before any handler runs, and their decisions change between
+//! releases. `scripts/fuzz --decide` sends every row's examples to the servers at hand with the table emptied and
+//! says which rows those releases still need.
 
-/// The Go release the decisions about Go's net/http were made against.
-pub const GO_RELEASE: &str = "go1.19.8 (Debian 12)";
+use crate::releases::DECIDED_ON_2026_12;
+pub use crate::releases::DecidedOn;
 
 /// Where interpretations first differ, for one server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -58,6 +60,8 @@ pub struct Tolerance {
     pub cases: &'static [&'static str],
     /// More examples, as bytes, where no case is one.
     pub examples: &'static [&'static [u8]],
+    /// The release of each stack this row was decided on.
+    pub decided_on: DecidedOn,
 }
 
 impl Tolerance {
@@ -112,6 +116,7 @@ pub const TOLERANCES: &[Tolerance] = &[
             Step::Open,
         ],
         served: false,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-lowercase-method", "raw-unknown-method", "raw-connect"],
         examples: &[],
     },
@@ -121,6 +126,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_bare_lf,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-bare-lf"],
         examples: &[],
     },
@@ -130,6 +136,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_http10_transfer_encoding,
         refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-http10-chunked"],
         examples: &[],
     },
@@ -139,6 +146,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_other_version,
         refusals: &[Step::Status(400), Step::Status(505), Step::Closed],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-http2-request-line", "raw-http2-prior-knowledge"],
         examples: &[],
     },
@@ -148,6 +156,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_odd_target_bytes,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-non-ascii-target"],
         examples: &[],
     },
@@ -157,6 +166,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_fragment,
         refusals: &[Step::Status(400), Step::Status(404), Step::Status(405), Step::Closed],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-fragment-in-target"],
         examples: &[b"\nGET /users/5# HTTP/1.1\r\nHost: x\r\n\r\n"],
     },
@@ -166,6 +176,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_request_line_whitespace,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-bad-request-line-spaces"],
         examples: &[],
     },
@@ -175,6 +186,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_length_and_encoding,
         refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-and-chunked"],
         examples: &[],
     },
@@ -184,6 +196,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_malformed_percent_escape,
         refusals: &[Step::Status(400)],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["get-malformed-percent-escape"],
         examples: &[],
     },
@@ -193,6 +206,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_unsupported_transfer_coding,
         refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
         served: false,
+        decided_on: DECIDED_ON_2026_12,
         cases: &[
             "raw-te-empty-with-content-length",
             "raw-te-gzip-chunked",
@@ -207,6 +221,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_identical_content_lengths,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-twice-identical"],
         examples: &[],
     },
@@ -216,6 +231,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_chunk_size_whitespace,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-chunk-size-trailing-space"],
         examples: &[],
     },
@@ -225,6 +241,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: ends_inside_a_request,
         refusals: &[Step::Status(400), Step::Status(408), Step::Status(431), Step::Closed, Step::Open],
         served: false,
+        decided_on: DECIDED_ON_2026_12,
         cases: &[],
         examples: &[
             b"s HTTP/1.1",
@@ -235,64 +252,61 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "unmet-expectation",
-        reason: "an Expect other than 100-continue gets 417 (the transport rule), which Go's net/http (go1.19.8) sends itself before any handler runs, to a HEAD without a Content-Length, and then reads and discards the declared body before closing, up to the body's time limit (RFC 9110 section 10.1.1 lets a server close or read on); a stack that refuses the request's other bytes first answers 400",
+        reason: "an Expect other than 100-continue gets 417 (the transport rule), which Go's net/http sends itself before any handler runs, to a HEAD without a Content-Length, and then reads and discards the declared body before closing, up to the body's time limit (RFC 9110 section 10.1.1 lets a server close or read on); a stack that refuses the request's other bytes first answers 400",
         matches: has_unmet_expectation,
         refusals: &[Step::Status(417), Step::Status(400), Step::Closed, Step::Open],
         served: false,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-expect-unknown-417", "raw-expect-unknown-head-417", "raw-expect-unknown-chunked-417"],
         examples: &[],
     },
     Tolerance {
         name: "expectation-behind-100-continue",
-        reason: "Go's net/http (go1.19.8) reads only the first Expect field and looks for 100-continue in it, so it serves a request whose first Expect is 100-continue or empty and whose other expectations it never sees; hyper and llhttp read every one and answer 417, which RFC 9110 section 10.1.1 allows and does not require",
+        reason: "Go's net/http reads only the first Expect field and looks for 100-continue in it, so it serves a request whose first Expect is 100-continue or empty and whose other expectations it never sees; hyper and llhttp read every one and answer 417, which RFC 9110 section 10.1.1 allows and does not require",
         matches: has_expectation_behind_100_continue,
         refusals: &[Step::Status(417), Step::Status(400), Step::Closed],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-expect-unknown-behind-100-continue"],
         examples: &[],
     },
     Tolerance {
         name: "odd-connection-options",
-        reason: "Go's net/http (go1.19.8) looks for keep-alive and close as substrings of the first Connection field, llhttp does not take an option next to a tab, hyper reads the list: for a Connection value outside the list grammar (`: close`), or on HTTP/1.0 an option beside a tab, two Connection fields, or both keep-alive and close, the connection may close after the answer or stay open (RFC 9112 section 9.3 leaves honouring HTTP/1.0 keep-alive to the server); the answers given must agree",
+        reason: "Go's net/http looks for keep-alive and close as substrings of the first Connection field, llhttp does not take an option next to a tab, hyper reads the list: for a Connection value outside the list grammar (`: close`), or on HTTP/1.0 an option beside a tab, two Connection fields, or both keep-alive and close, the connection may close after the answer or stay open (RFC 9112 section 9.3 leaves honouring HTTP/1.0 keep-alive to the server); the answers given must agree",
         matches: has_odd_connection_options,
         refusals: &[Step::Closed, Step::Open],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-connection-option-outside-list-grammar", "raw-http10-keep-alive-next-to-tab"],
         examples: &[b"GET / HTTP/1.1\r\nHost: x\r\nConnection: x close\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"],
     },
     Tolerance {
         name: "malformed-chunk-extension",
-        reason: "a `;` after a chunk size with no extension name behind it is malformed (RFC 9112 section 7.1.1): llhttp refuses it with 400, hyper and Go's net/http (go1.19.8, removeChunkExtension) skip any extension and read on, and wait for the chunk's data if it is short",
+        reason: "a `;` after a chunk size with no extension name behind it is malformed (RFC 9112 section 7.1.1): llhttp refuses it with 400, hyper and Go's net/http (removeChunkExtension) skip any extension and read on, and wait for the chunk's data if it is short",
         matches: has_malformed_chunk_extension,
         refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-chunk-extension-without-name"],
         examples: &[],
     },
     Tolerance {
-        name: "trailer-declaration-control-byte",
-        reason: "a control byte in a `Trailer` field's value: hyper and llhttp refuse it with 400 as in any field, Go's net/http (go1.19.8) takes the Trailer field out of the head before it checks the values, and serves the request",
-        matches: has_trailer_declaration_control_byte,
-        refusals: REFUSED,
-        served: true,
-        cases: &["raw-trailer-declaration-control-byte"],
-        examples: &[],
-    },
-    Tolerance {
         name: "long-trailer-field",
-        reason: "a trailer field line of 4 KiB or more after a chunked body: Go's net/http (go1.19.8) reads trailer lines through its 4 KiB connection buffer and fails the body, so the route refuses the request (400) and the connection closes; hyper and llhttp read trailers up to the head limit (16 KiB) and serve the request",
+        reason: "a trailer field line of 4 KiB or more after a chunked body: Go's net/http reads trailer lines through its 4 KiB connection buffer and fails the body, so the route refuses the request (400) and the connection closes; hyper and llhttp read trailers up to the head limit (16 KiB) and serve the request",
         matches: has_long_trailer_field,
         refusals: &[Step::Status(400), Step::Status(431), Step::Closed],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-long-trailer-field"],
         examples: &[],
     },
     Tolerance {
         name: "empty-line-before-request",
-        reason: "an empty line before a request line, which RFC 9112 section 2.2 says a server SHOULD ignore: hyper and llhttp ignore it; Go's net/http (go1.19.8) skips such lines only after a POST on the same connection, and otherwise answers 400 and closes",
+        reason: "an empty line before a request line, which RFC 9112 section 2.2 says a server SHOULD ignore: hyper and llhttp ignore it; Go's net/http skips such lines only after a POST on the same connection, and otherwise answers 400 and closes",
         matches: has_empty_line_before_request,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-empty-line-before-request-line"],
         examples: &[
             // The fuzzer's seed 111, mutant 148772: Rust and Node answer both GETs, Go refuses the second.
@@ -301,39 +315,31 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "long-chunk-size",
-        reason: "a chunk size of more than 16 hex digits (leading zeros count): Go's net/http (go1.19.8) refuses it (\"http chunk length too large\"), and the body read fails (400, closed); hyper and llhttp read the number",
+        reason: "a chunk size of more than 16 hex digits (leading zeros count): Go's net/http refuses it (\"http chunk length too large\"), and the body read fails (400, closed); hyper and llhttp read the number",
         matches: has_long_chunk_size,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-chunk-size-leading-zeros"],
         examples: &[],
     },
     Tolerance {
         name: "content-length-beyond-int63",
-        reason: "a Content-Length of 2^63 or more: Go's net/http (go1.19.8) refuses it with 400 before any handler runs (it parses the value as an int64); hyper and llhttp take the number, and the routes answer (a GET, closing the connection behind the unread body) or refuse the body as too large (413)",
+        reason: "a Content-Length of 2^63 or more: Go's net/http refuses it with 400 before any handler runs (it parses the value as an int64); hyper and llhttp take the number, and the routes answer (a GET, closing the connection behind the unread body) or refuse the body as too large (413)",
         matches: has_content_length_beyond_int63,
         refusals: &[Step::Status(400), Step::Status(413), Step::Closed],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-beyond-int63"],
         examples: &[],
     },
     Tolerance {
-        name: "chunk-data-off-its-size",
-        reason: "a chunked body whose chunk data does not end where its size says (no CRLF there, or the stream ends first): a stack may refuse it as soon as the bytes are wrong (400) or wait for the rest until the body's time limit (408); nothing is stored",
-        matches: has_chunk_data_off_its_size,
-        refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
-        served: false,
-        cases: &[],
-        examples: &[
-            b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n12\r\n{\"nam\"c@d\"}\r\n;0\r\n\r\n",
-        ],
-    },
-    Tolerance {
         name: "options-asterisk",
-        reason: "`OPTIONS *` asks about the server in general (RFC 9110 section 9.3.7), which leaves the answer to the server: Go's net/http (go1.19.8, globalOptionsHandler) answers 200 with an empty body before any handler runs; the routes of hyper's and Node's servers have no resource `*` (404), and llhttp refuses it with a bare LF (400)",
+        reason: "`OPTIONS *` asks about the server in general (RFC 9110 section 9.3.7), which leaves the answer to the server: Go's net/http (globalOptionsHandler) answers 200 with an empty body before any handler runs; the routes of hyper's and Node's servers have no resource `*` (404), and llhttp refuses it with a bare LF (400)",
         matches: has_options_asterisk,
         refusals: &[Step::Status(404), Step::Status(400), Step::Closed],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-options-asterisk"],
         examples: &[b"OPTIONS * HTTP/1.1\nHost:\n\n"],
     },
@@ -343,15 +349,17 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_framing_field_whitespace,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-trailing-tab", "raw-transfer-encoding-trailing-tab"],
         examples: &[],
     },
     Tolerance {
         name: "empty-chunk-size",
-        reason: "a chunked body with an empty line, or a line that does not start with a hex digit, where a chunk size belongs is malformed: hyper and llhttp refuse it with 400, Go's net/http (go1.19.8) reads on and may serve the request; on a route that does not read its body (every route but POST /users), hyper and Go answer the route and then close, and llhttp does too unless that answer is still queued behind an earlier pipelined one when it finds the body malformed, when its 400 comes instead",
+        reason: "a chunked body with an empty line, or a line that does not start with a hex digit, where a chunk size belongs is malformed: hyper and llhttp refuse it with 400, Go's net/http reads on and may serve the request; on a route that does not read its body (every route but POST /users), hyper and Go answer the route and then close, and llhttp does too unless that answer is still queued behind an earlier pipelined one when it finds the body malformed, when its 400 comes instead",
         matches: has_empty_chunk_size,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-empty-chunk-size"],
         examples: &[
             b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n\r\n:0\r\n\r\n",
@@ -361,48 +369,23 @@ pub const TOLERANCES: &[Tolerance] = &[
         ],
     },
     Tolerance {
-        name: "large-malformed-body",
-        reason: "a body over 64 KiB that is also malformed gets 413 or 400, each stack counting the size and checking the framing in its own order",
-        matches: has_large_body,
-        refusals: &[Step::Status(413), Step::Status(400), Step::Closed],
-        served: false,
-        cases: &["raw-large-body-empty-field-name"],
-        examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n11170\r\n"],
-    },
-    Tolerance {
         name: "obs-fold",
         reason: "RFC 9112 section 5.2: a server must either refuse a field folded onto a line that starts with a space or tab (obs-fold) with 400, or replace the fold with a space; hyper and llhttp refuse it, Go's net/http (textproto) unfolds it before any handler runs",
         matches: has_obs_fold,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-obs-fold"],
         examples: &[],
     },
     Tolerance {
         name: "malformed-host",
-        reason: "Go's net/http (go1.19.8, readRequest) refuses a Host value holding a byte that no host name, address or port has (a space, a '/', a control byte: \"malformed Host header\") with 400 before any handler runs; hyper and llhttp pass the value on, and the routes ignore Host",
+        reason: "Go's net/http (readRequest) refuses a Host value holding a byte that no host name, address or port has (a space, a '/', a control byte: \"malformed Host header\") with 400 before any handler runs; hyper and llhttp pass the value on, and the routes ignore Host",
         matches: has_malformed_host,
         refusals: &[Step::Status(400)],
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-malformed-host"],
-        examples: &[],
-    },
-    Tolerance {
-        name: "empty-field-name",
-        reason: "a field with an empty name (`: x`) is malformed: hyper and llhttp refuse it with 400, Go's net/http (go1.19.8, textproto) skips the field before any handler runs and serves the request",
-        matches: has_empty_field_name,
-        refusals: REFUSED,
-        served: true,
-        cases: &["raw-empty-field-name"],
-        examples: &[],
-    },
-    Tolerance {
-        name: "empty-content-length",
-        reason: "an empty Content-Length value is not a number: hyper and llhttp refuse it with 400, Go's net/http drops the field before any handler runs and reads no body",
-        matches: has_empty_content_length,
-        refusals: REFUSED,
-        served: true,
-        cases: &["raw-empty-content-length"],
         examples: &[],
     },
     Tolerance {
@@ -411,24 +394,17 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_large_head,
         refusals: &[Step::Status(431), Step::Status(400), Step::Closed],
         served: true,
-        cases: &["raw-head-over-16k-431", "raw-target-over-16k-431", "raw-101-header-fields-431"],
-        examples: &[],
-    },
-    Tolerance {
-        name: "bare-cr",
-        reason: "RFC 9112 section 2.2 forbids a bare CR outside the line ending: hyper refuses it with 400, Go's net/http (go1.19.8) keeps it in a field value (a Transfer-Encoding of `chunked\\r` is then a coding it does not support: its own 501) or in a chunk line, and llhttp skips it before a request line",
-        matches: has_bare_cr,
-        refusals: &[Step::Status(400), Step::Status(501), Step::Closed, Step::Open],
-        served: true,
-        cases: &["raw-bare-cr-in-transfer-encoding"],
+        decided_on: DECIDED_ON_2026_12,
+        cases: &["raw-head-over-16k-431", "raw-target-over-16k-431", "raw-101-header-fields-431", "raw-large-head-empty-field-name"],
         examples: &[],
     },
     Tolerance {
         name: "trailer-declares-forbidden",
-        reason: "a `Trailer` field naming Host, Content-Length or Transfer-Encoding: Go's net/http (go1.19.8) refuses the request with 400 before any handler runs (\"bad trailer key\"), hyper and llhttp ignore the declaration",
+        reason: "a `Trailer` field naming Host, Content-Length or Transfer-Encoding: Go's net/http refuses the request with 400 before any handler runs (\"bad trailer key\"), hyper and llhttp ignore the declaration",
         matches: has_forbidden_trailer_declaration,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-trailer-declares-host"],
         examples: &[],
     },
@@ -438,6 +414,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_target_outside_uri_grammar,
         refusals: REFUSED,
         served: true,
+        decided_on: DECIDED_ON_2026_12,
         cases: &["raw-target-outside-uri-grammar"],
         examples: &[
             b"GET ://x HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -674,37 +651,6 @@ fn has_options_asterisk(bytes: &[u8]) -> bool {
     any(bytes, |m| m.request_line().starts_with(b"OPTIONS ") && m.target() == b"*")
 }
 
-fn has_chunk_data_off_its_size(bytes: &[u8]) -> bool {
-    // Read the chunked body by its sizes (the lenient reader above stops at the first `0` line instead): data that
-    // is not followed by CRLF where its size ends, or that runs past the stream. Size lines without a size are other
-    // predicates' business (empty-chunk-size).
-    let off = |body: &[u8]| {
-        let mut rest = body;
-        loop {
-            let Some(eol) = rest.iter().position(|&b| b == b'\n') else { return false };
-            let digits: Vec<u8> = rest[..eol].iter().copied().take_while(u8::is_ascii_hexdigit).collect();
-            let Some(size) = std::str::from_utf8(&digits).ok().and_then(|d| usize::from_str_radix(d, 16).ok()) else {
-                return false;
-            };
-            if size == 0 {
-                return false;
-            }
-            let data_end = eol + 1 + size;
-            match rest.get(data_end..data_end + 2) {
-                Some(b"\r\n") => rest = &rest[data_end + 2..],
-                _ => return true,
-            }
-        }
-    };
-    messages(bytes).iter().any(|m| {
-        let chunked = m.named(b"transfer-encoding").any(|v| v.eq_ignore_ascii_case(b"chunked"));
-        let head_len = m.head.len();
-        // The message's bytes from its body on, to the end of the stream: the sizes decide where the body ends.
-        let start = m.head.as_ptr() as usize - bytes.as_ptr() as usize + head_len;
-        chunked && off(&bytes[start..])
-    })
-}
-
 fn has_malformed_chunk_extension(bytes: &[u8]) -> bool {
     // A chunk size, then `;` with no token behind it (blanks allowed between).
     let token = |b: &u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b);
@@ -715,10 +661,6 @@ fn has_malformed_chunk_extension(bytes: &[u8]) -> bool {
             digits > 0 && rest.first() == Some(&b';') && !rest[1..].trim_ascii_start().first().is_some_and(token)
         })
     })
-}
-
-fn has_trailer_declaration_control_byte(bytes: &[u8]) -> bool {
-    any(bytes, |m| m.raw_named(b"trailer").any(|v| v.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f)))
 }
 
 fn has_long_trailer_field(bytes: &[u8]) -> bool {
@@ -759,11 +701,6 @@ fn has_framing_field_whitespace(bytes: &[u8]) -> bool {
         named && l[colon..].contains(&b'\t')
     };
     any(bytes, |m| m.head.split(|&b| b == b'\n').any(framing))
-}
-
-fn has_bare_cr(bytes: &[u8]) -> bool {
-    // A CR not followed by LF anywhere in the stream's heads or chunk lines.
-    bytes.iter().enumerate().any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
 }
 
 fn has_forbidden_trailer_declaration(bytes: &[u8]) -> bool {
@@ -818,21 +755,6 @@ fn has_empty_chunk_size(bytes: &[u8]) -> bool {
     })
 }
 
-fn has_large_body(bytes: &[u8]) -> bool {
-    // A declared length or a chunk size over 64 KiB.
-    const LIMIT: u64 = 64 * 1024;
-    any(bytes, |m| {
-        let declared = m
-            .named(b"content-length")
-            .any(|v| std::str::from_utf8(v).ok().and_then(|v| v.parse::<u64>().ok()).is_some_and(|n| n > LIMIT));
-        let chunk = m.body.split(|&b| b == b'\n').any(|line| {
-            let digits: Vec<u8> = line.iter().copied().take_while(u8::is_ascii_hexdigit).collect();
-            std::str::from_utf8(&digits).ok().and_then(|d| u64::from_str_radix(d, 16).ok()).is_some_and(|n| n > LIMIT)
-        });
-        declared || chunk
-    })
-}
-
 fn has_obs_fold(bytes: &[u8]) -> bool {
     // A line of a head that starts with a space or tab.
     any(bytes, |m| m.head.split(|&b| b == b'\n').skip(1).any(|l| l.starts_with(b" ") || l.starts_with(b"\t")))
@@ -842,14 +764,6 @@ fn has_malformed_host(bytes: &[u8]) -> bool {
     // The bytes Go's httpguts.ValidHostHeader accepts.
     let valid = |b: &u8| b.is_ascii_alphanumeric() || b"!$%&'()*+,-.:;=@[]_~".contains(b);
     any(bytes, |m| m.named(b"host").any(|v| !v.iter().all(valid)))
-}
-
-fn has_empty_field_name(bytes: &[u8]) -> bool {
-    any(bytes, |m| m.fields().any(|(name, _)| name.is_empty()))
-}
-
-fn has_empty_content_length(bytes: &[u8]) -> bool {
-    any(bytes, |m| m.named(b"content-length").any(<[u8]>::is_empty))
 }
 
 /// The contract's head limit, 16 KiB.

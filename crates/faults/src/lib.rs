@@ -52,7 +52,7 @@ pub fn kinds(test: &str) -> Vec<Kind> {
     if go_binary().is_some() {
         kinds.push(Kind::Go);
     } else {
-        skipped(&format!("{test} (go)"), "go not installed");
+        skipped(&format!("{test} (go)"), "no Go 1.26 or later installed (scripts/build-go --check)");
     }
     kinds
 }
@@ -146,13 +146,19 @@ pub fn has_malformed_percent_escape(target: &str) -> bool {
 }
 
 /// The Go server's binary, built by `scripts/build-go` once per test process (Go's build cache makes a rebuild of
-/// unchanged sources take a moment), or `None` when Go is not installed. A failing build is a test failure.
+/// unchanged sources take a moment), or `None` when no Go that can build it is installed (`scripts/build-go --check`
+/// decides: Go 1.26 or later). A failing build is a test failure.
 pub fn go_binary() -> Option<PathBuf> {
     static BINARY: OnceLock<Option<PathBuf>> = OnceLock::new();
     BINARY
         .get_or_init(|| {
-            let installed = Command::new("go").arg("version").stdout(Stdio::null()).status().is_ok_and(|s| s.success());
-            if !installed {
+            let usable = Command::new(repo_root().join("scripts/build-go"))
+                .arg("--check")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if !usable {
                 return None;
             }
             // Beside the Rust binaries: target/go/, as scripts/build-go does by default.
@@ -167,6 +173,34 @@ pub fn go_binary() -> Option<PathBuf> {
             Some(bin)
         })
         .clone()
+}
+
+/// The releases of the HTTP stacks under the servers in `kinds`, for the lines that name them (see
+/// `contract::releases`): hyper from Cargo.lock, llhttp from the Node that runs the Node server, Go from the Go
+/// server's binary. A stack whose server is not in `kinds` is left unknown.
+pub fn releases(kinds: &[Kind]) -> contract::releases::AtHand {
+    use contract::releases::{go_release, hyper_release, llhttp_release};
+    let node = kinds.iter().any(|k| matches!(k, Kind::Node | Kind::NodeCluster(_)));
+    contract::releases::AtHand {
+        hyper: kinds.contains(&Kind::Rust).then(|| hyper_release(&repo_root())).flatten(),
+        llhttp: node.then(|| llhttp_release(Path::new("node"))).flatten(),
+        go: kinds.contains(&Kind::Go).then(|| go_binary().and_then(|b| go_release(&b))).flatten(),
+    }
+}
+
+/// The line of each stack under the servers in `kinds`: its release here, and a warning where tolerance rows were
+/// decided on another.
+pub fn release_lines(kinds: &[Kind]) -> Vec<String> {
+    use contract::releases::{Stack, line};
+    let at_hand = releases(kinds);
+    let decided: Vec<contract::releases::DecidedOn> =
+        contract::tolerances::TOLERANCES.iter().map(|t| t.decided_on).collect();
+    let present = |stack: Stack| match stack {
+        Stack::Hyper => kinds.contains(&Kind::Rust),
+        Stack::Llhttp => kinds.iter().any(|k| matches!(k, Kind::Node | Kind::NodeCluster(_))),
+        Stack::NetHttp => kinds.contains(&Kind::Go),
+    };
+    Stack::ALL.into_iter().filter(|&s| present(s)).map(|s| line(s, at_hand.release(s), &decided)).collect()
 }
 
 impl Server {

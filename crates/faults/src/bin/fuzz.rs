@@ -68,11 +68,18 @@ fn main() -> ExitCode {
     if !kinds.contains(&Kind::Go) {
         eprintln!("fuzz: go is not installed: comparing rust and node only");
     }
+    // What the servers run on, and whether the table was decided on it: printed first, and again beside the summary.
+    let releases = faults::release_lines(&kinds);
+    for line in &releases {
+        eprintln!("fuzz: {line}");
+    }
     if let Some(path) = args.replay {
         return replay(&path, &targets, &table, args.replays as usize);
     }
     if args.decide {
-        return decide(&targets);
+        let code = decide(&targets);
+        releases.iter().for_each(|line| println!("decide releases: {line}"));
+        return code;
     }
     let seconds = args.seconds.or(args.minutes.map(|m| m * 60)).unwrap_or(60);
     let seed = args.seed.unwrap_or_else(|| {
@@ -97,6 +104,7 @@ fn main() -> ExitCode {
         eprintln!("fuzz: finding: {} (replayed {}/{}): {}", f.what, f.replayed.0, f.replayed.1, f.replay);
     }
     println!("{}", summary.line());
+    releases.iter().for_each(|line| println!("fuzz releases: {line}"));
     if summary.findings.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE }
 }
 
