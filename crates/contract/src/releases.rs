@@ -92,9 +92,10 @@ pub fn hyper_in_lock(lock: &str) -> Option<String> {
     None
 }
 
-/// hyper's version in the repository's Cargo.lock.
-pub fn hyper_release(repo_root: &Path) -> Option<String> {
-    hyper_in_lock(&std::fs::read_to_string(repo_root.join("Cargo.lock")).ok()?)
+/// hyper's version in the workspace's Cargo.lock, read when this crate was built: the Rust server is built from the
+/// same workspace and lock file.
+pub fn hyper_release() -> Option<String> {
+    hyper_in_lock(include_str!("../../../Cargo.lock"))
 }
 
 /// The llhttp of a Node program (`node`, or a path): what it reports in `process.versions.llhttp`.
@@ -152,8 +153,7 @@ mod tests {
 
     #[test]
     fn the_repository_lock_names_the_hyper_the_table_was_decided_on() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        assert_eq!(hyper_release(&root).as_deref(), Some(DECIDED_ON_2026_12.hyper), "update DECIDED_ON_2026_12");
+        assert_eq!(hyper_release().as_deref(), Some(DECIDED_ON_2026_12.hyper), "update DECIDED_ON_2026_12");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use anyhow::Result;
 use contract::{CaseResult, Level, Mismatch, Requires, Verdict};
 
+use crate::kinds::BuiltinSubject;
 use crate::schema::{Verification, VerificationStatus};
 use crate::subject::{Running, SubjectSpec};
 use crate::usage;
@@ -210,6 +211,23 @@ pub fn verify_url(url: &str, level: Level, verbose: bool, on_silence: OnSilence)
     Ok(contract::tally(&results).1 == 0)
 }
 
+/// For a built-in server, the line that names the release of its HTTP stack and says whether the tolerance table's
+/// rows were decided on it (`contract::releases`): a verification passed on another release may pass for reasons
+/// the table no longer describes. The ceiling implements no contract, and a custom subject's stack is unknown.
+fn release_note(spec: &SubjectSpec) -> Option<String> {
+    use contract::releases::{Stack, go_release, hyper_release, line, llhttp_release};
+    let crate::subject::Kind::Builtin { subject, program, .. } = &spec.kind else { return None };
+    let program = std::path::Path::new(program.first()?);
+    let (stack, at_hand) = match subject {
+        BuiltinSubject::Rust | BuiltinSubject::RustMulti => (Stack::Hyper, hyper_release()),
+        BuiltinSubject::Node | BuiltinSubject::NodeCluster => (Stack::Llhttp, llhttp_release(program)),
+        BuiltinSubject::Go | BuiltinSubject::GoMulti => (Stack::NetHttp, go_release(program)),
+        BuiltinSubject::Ceiling => return None,
+    };
+    let decided: Vec<_> = contract::tolerances::TOLERANCES.iter().map(|t| t.decided_on).collect();
+    Some(line(stack, at_hand.as_deref(), &decided))
+}
+
 /// What a level covers, in a few words, for the console and the report.
 pub fn level_sentence(level: Level) -> &'static str {
     match level {
@@ -269,6 +287,7 @@ pub fn verify_subject(
     if not_the_api(&results) {
         notes.push(NOT_THE_API.to_string());
     }
+    notes.extend(release_note(spec));
     if spec.per_worker_store {
         let tolerated = tolerate_roundtrips(&mut results);
         if tolerated > 0 {
@@ -316,6 +335,32 @@ fn tolerate_roundtrips(results: &mut [CaseResult]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn builtin(subject: BuiltinSubject, program: &str) -> SubjectSpec {
+        SubjectSpec {
+            name: subject.name().to_string(),
+            kind: crate::subject::Kind::Builtin {
+                subject,
+                program: vec![program.to_string()],
+                accepts_max_users: true,
+                implements_contract: true,
+            },
+            workers: None,
+            get_only: false,
+            ready_path: "/health".into(),
+            per_worker_store: false,
+        }
+    }
+
+    #[test]
+    fn a_built_in_server_names_its_stack_release() {
+        let rust = release_note(&builtin(BuiltinSubject::Rust, "users-server")).unwrap();
+        assert!(rust.starts_with("hyper 1.12.0: the release every tolerance row"), "{rust}");
+        // A Go binary that is not there: its release cannot be read, which is a warning, not a pass.
+        let go = release_note(&builtin(BuiltinSubject::Go, "/nonexistent/users-server-go")).unwrap();
+        assert!(go.starts_with("warning: Go's net/http: its release here could not be read"), "{go}");
+        assert_eq!(release_note(&builtin(BuiltinSubject::Ceiling, "ceiling")), None);
+    }
 
     #[test]
     fn only_pure_round_trip_failures_are_tolerated() {

@@ -182,7 +182,7 @@ pub fn releases(kinds: &[Kind]) -> contract::releases::AtHand {
     use contract::releases::{go_release, hyper_release, llhttp_release};
     let node = kinds.iter().any(|k| matches!(k, Kind::Node | Kind::NodeCluster(_)));
     contract::releases::AtHand {
-        hyper: kinds.contains(&Kind::Rust).then(|| hyper_release(&repo_root())).flatten(),
+        hyper: kinds.contains(&Kind::Rust).then(hyper_release).flatten(),
         llhttp: node.then(|| llhttp_release(Path::new("node"))).flatten(),
         go: kinds.contains(&Kind::Go).then(|| go_binary().and_then(|b| go_release(&b))).flatten(),
     }
