@@ -1,22 +1,37 @@
 //! bombardier: the tool of the "Node.js vs Spring Boot" study. Go, fasthttp, one goroutine per connection on as
 //! many threads as it is given.
 //!
-//! This is codesenberg/bombardier, the HTTP benchmarking tool (a Go program: `go install
-//! github.com/codesenberg/bombardier@latest`, or a release binary). Debian's package of the same name is a different
-//! program, a curses game installed as `/usr/games/bombardier` that never exits on its own, so [`LoadTool::available`]
-//! refuses a `bombardier` found in a `games` directory rather than run it.
+//! This is codesenberg/bombardier, the HTTP benchmarking tool, a Go program installed with `GOTOOLCHAIN=local go
+//! install github.com/codesenberg/bombardier@v1.2.6` (scripts/setup-tools), which puts it in `$(go env GOPATH)/bin`.
+//! Debian's package of the same name is a different program, a curses game installed as `/usr/games/bombardier`
+//! that never exits on its own, so [`LoadTool::available`] refuses a `bombardier` found in a `games` directory
+//! rather than run it.
 //!
-//! With `-o json -p r -l` bombardier prints one JSON object: the latency percentiles 50, 75, 90 and 99 in
-//! microseconds from its full histogram (exact), the mean and the maximum, the count of each status class and the
-//! connection errors. It gives no p99.9, which is reported as `None`.
+//! With `-o json -p r -l` bombardier v1.2.6 prints one JSON object (its `templates.go`): under `result`, the
+//! measured `timeTakenSeconds`, a count per status class (`req1xx` … `req5xx`, and `others` for any other status),
+//! an `errors` list of `{description, count}` only when there were errors, and `latency` in microseconds from its
+//! full histogram (exact percentiles 50, 75, 90, 95 and 99, the mean and the maximum) only when any request was
+//! timed. It gives no p99.9, which is reported as `None`.
+//!
+//! A request that got no answer (refused, reset, timed out) is counted twice by bombardier: once in `errors`, and
+//! once in `others`, with the status -1 its client gives a failed request. Those are taken out of `others` here, so
+//! `requests` counts answers only, `non_2xx` the answers with a status other than 2xx, and `errors` the requests that
+//! got no answer: no failed request is counted as throughput. bombardier also times a failed request until it
+//! failed, and that time is in its latency histogram; the percentiles of a run with errors include them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
 
 use anyhow::Result;
 use serde::Deserialize;
 
 use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, Tool, from_json, request_args, words};
+use crate::command::{first_line_of, output_within};
 use crate::schema::Latency;
+
+/// The Go module bombardier is built from, as `go version -m` names it.
+const MODULE: &str = "github.com/codesenberg/bombardier";
 
 pub struct Bombardier;
 
@@ -39,22 +54,25 @@ impl LoadTool for Bombardier {
     fn parse(&self, stdout: &str) -> Result<LoadResult> {
         let r = from_json::<Output>("bombardier", stdout)?.result;
         let ms = |us: f64| us / 1000.0;
-        let non_2xx = r.req1xx + r.req3xx + r.req4xx + r.req5xx + r.others;
+        let errors: u64 = r.errors.iter().map(|e| e.count).sum();
+        // Every failed request is also in `others` (see the module comment): what is left there are answers.
+        let other_answers = r.others.saturating_sub(errors);
+        let non_2xx = r.req1xx + r.req3xx + r.req4xx + r.req5xx + other_answers;
         let requests = r.req2xx + non_2xx;
         let duration_s = r.time_taken_seconds;
-        let errors = r.errors.unwrap_or_default().iter().map(|e| e.count).sum();
-        let p = &r.latency.percentiles;
+        // No latency object means no request was timed at all; the run then has no latency to report, only zeros.
+        let latency = r.latency.map_or_else(Latency::default, |l| Latency {
+            p50_ms: ms(l.percentiles.p50),
+            p90_ms: ms(l.percentiles.p90),
+            p99_ms: ms(l.percentiles.p99),
+            p99_9_ms: None,
+            max_ms: ms(l.max),
+        });
         Ok(LoadResult {
             requests,
             duration_s,
             requests_per_sec: if duration_s > 0.0 { requests as f64 / duration_s } else { 0.0 },
-            latency: Latency {
-                p50_ms: ms(p.p50),
-                p90_ms: ms(p.p90),
-                p99_ms: ms(p.p99),
-                p99_9_ms: None,
-                max_ms: ms(r.latency.max),
-            },
+            latency,
             errors,
             non_2xx,
         })
@@ -67,10 +85,8 @@ impl LoadTool for Bombardier {
     }
 
     fn version(&self) -> String {
-        // `bombardier --version` prints "bombardier version v1.2.6 linux/amd64".
         match http_bombardier() {
-            Some(path) => crate::command::first_line_of(&[&path.display().to_string(), "--version"])
-                .unwrap_or_else(|| "unknown version".into()),
+            Some(path) => installed_version(&path),
             None => "not installed".into(),
         }
     }
@@ -91,13 +107,14 @@ struct RunResult {
     req3xx: u64,
     req4xx: u64,
     req5xx: u64,
-    /// Responses with a status outside 1xx–5xx.
+    /// Answers with a status outside 1xx–5xx, and every request that got no answer.
     others: u64,
-    /// There only when there were any: timeouts, resets, refused connections.
+    /// There only when there were any: refused connections, resets, timeouts.
     #[serde(default)]
-    errors: Option<Vec<ErrorCount>>,
-    /// In microseconds.
-    latency: LatencyUs,
+    errors: Vec<ErrorCount>,
+    /// In microseconds; there only when any request was timed.
+    #[serde(default)]
+    latency: Option<LatencyUs>,
 }
 
 #[derive(Deserialize)]
@@ -108,6 +125,7 @@ struct ErrorCount {
 #[derive(Deserialize)]
 struct LatencyUs {
     max: f64,
+    /// There because the harness passes `-l`: without it bombardier prints only the mean and the maximum.
     percentiles: Percentiles,
 }
 
@@ -121,11 +139,50 @@ struct Percentiles {
     p99: f64,
 }
 
-/// The first `bombardier` on `PATH`, unless it is the curses game of the same name (in a `games` directory).
+/// The first `bombardier` on `PATH` that is not the curses game of the same name (in a `games` directory): a
+/// `/usr/games` early on `PATH` does not hide the HTTP tool in Go's bin folder after it.
 fn http_bombardier() -> Option<PathBuf> {
-    let found = which::which("bombardier").ok()?;
-    let in_games = found.parent().and_then(|d| d.file_name()).is_some_and(|name| name == "games");
-    (!in_games).then_some(found)
+    let in_games = |found: &PathBuf| found.parent().and_then(|d| d.file_name()).is_some_and(|name| name == "games");
+    which::which_all("bombardier").ok()?.find(|found| !in_games(found))
+}
+
+/// "bombardier v1.2.6", read from the binary's Go build info, else from `--version`, else a line that says neither
+/// named one. A `go install`ed bombardier answers `--version` with "bombardier version unspecified linux/amd64":
+/// only a release binary, built with the version passed to the linker, names its version there. The build info is
+/// in every binary Go builds, and `go version -m` reads it without running the binary.
+fn installed_version(path: &Path) -> String {
+    if let Some(v) = go_build_info(path).as_deref().and_then(module_version) {
+        return format!("bombardier {v}");
+    }
+    match first_line_of(&[&path.display().to_string(), "--version"]).as_deref().and_then(flag_version) {
+        Some(v) => format!("bombardier {v}"),
+        None => "bombardier, version unknown (no module version in `go version -m`, none named by `--version`)".into(),
+    }
+}
+
+/// What `go version -m PATH` prints, or `None` without Go or when it cannot read the file. `GOTOOLCHAIN=local` keeps
+/// a `go` line of some other module from making Go fetch a toolchain just to print this.
+fn go_build_info(path: &Path) -> Option<String> {
+    let mut cmd = Command::new("go");
+    cmd.env("GOTOOLCHAIN", "local").args(["version", "-m"]).arg(path);
+    let out = output_within(&mut cmd, Duration::from_secs(10)).ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The version on the line `mod	github.com/codesenberg/bombardier	v1.2.6	h1:…` of `go version -m`. A build from a
+/// checkout says `(devel)` there, which names no version.
+fn module_version(build_info: &str) -> Option<String> {
+    let version = build_info.lines().find_map(|line| {
+        let mut fields = line.split_whitespace();
+        (fields.next() == Some("mod") && fields.next() == Some(MODULE)).then(|| fields.next()).flatten()
+    })?;
+    version.starts_with('v').then(|| version.to_string())
+}
+
+/// The version in `--version`'s "bombardier version v1.2.6 linux/amd64"; `None` for "unspecified".
+fn flag_version(line: &str) -> Option<String> {
+    let version = line.strip_prefix("bombardier version ")?.split_whitespace().next()?;
+    version.starts_with('v').then(|| version.to_string())
 }
 
 #[cfg(test)]
@@ -149,5 +206,25 @@ mod tests {
             Bombardier.argv(&spec).join(" "),
             r#"bombardier -c 50 -d 15s -t 10s -l -o json -p r -m POST -H Content-Type: application/json -b {"a":1} http://127.0.0.1:9/users"#
         );
+    }
+
+    #[test]
+    fn the_version_comes_from_the_go_build_info() {
+        // The first lines of `go version -m` on a `go install`ed bombardier, as go1.26.8 prints them.
+        let info = "/root/go/bin/bombardier: go1.26.8\n\tpath\tgithub.com/codesenberg/bombardier\n\
+                    \tmod\tgithub.com/codesenberg/bombardier\tv1.2.6\th1:NYLeXFTuICfisqkjtyZqBDEzgTSIx3ox1UgJHdkAIjQ=\n\
+                    \tdep\tgithub.com/alecthomas/kingpin\tv2.2.6+incompatible\th1:5svnBTFgJjZvGKyYBtMB0+m5wvrbUHiqye8wRJMlnYI=\n";
+        assert_eq!(module_version(info).as_deref(), Some("v1.2.6"));
+        let devel = "x: go1.26.8\n\tpath\tgithub.com/codesenberg/bombardier\n\tmod\tgithub.com/codesenberg/bombardier\t(devel)\t\n";
+        assert_eq!(module_version(devel), None);
+        // Another program's build info names no bombardier version, even with a dependency of that name.
+        assert_eq!(module_version("y: go1.26.8\n\tmod\texample.com/other\tv0.1.0\n"), None);
+    }
+
+    #[test]
+    fn the_version_flag_names_one_only_in_a_release_build() {
+        assert_eq!(flag_version("bombardier version v1.2.6 linux/amd64").as_deref(), Some("v1.2.6"));
+        assert_eq!(flag_version("bombardier version unspecified linux/amd64"), None);
+        assert_eq!(flag_version("usage: bombardier [<flags>] <url>"), None);
     }
 }

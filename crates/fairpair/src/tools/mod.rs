@@ -103,8 +103,9 @@ impl Tool {
             Tool::Oha => "install it with `cargo install oha --locked --version 1.16.0` (scripts/setup-tools)",
             Tool::Ab => "install it with `apt-get install apache2-utils` (scripts/setup-tools)",
             Tool::Bombardier => {
-                "install codesenberg/bombardier with `go install github.com/codesenberg/bombardier@latest` \
-                 (scripts/setup-tools); Debian's `bombardier` package is a game, not this tool"
+                "install codesenberg/bombardier with `GOTOOLCHAIN=local go install \
+                 github.com/codesenberg/bombardier@v1.2.6` (scripts/setup-tools) and put `$(go env GOPATH)/bin` on \
+                 PATH; Debian's `bombardier` package is a game, not this tool"
             }
             Tool::Autocannon => "install it with `npm install -g autocannon` (scripts/setup-tools)",
         }
