@@ -1,5 +1,23 @@
-# Shared by the scripts in this folder (sourced, not run): build the servers, start one on a free port, stop it.
-# Expects ROOT (the repository root) to be set.
+# Shared by the scripts in this folder (sourced, not run): build the servers, start one on a free port, stop it, and
+# find the tools `go install` installed. The server functions expect ROOT (the repository root) to be set.
+
+# go_bin_on_path: puts the folder `go install` installs into at the front of PATH (exported, so that the programs
+# started later find the tools there too), when Go is installed. That folder is $(go env GOBIN) when set, else the
+# bin folder of the first entry of $(go env GOPATH); a fresh shell, sudo or CI rarely has it on PATH. In front,
+# because a games folder earlier on PATH may hold Debian's game called bombardier.
+go_bin_on_path() {
+  command -v go >/dev/null 2>&1 || return 0
+  local dir
+  dir=$(GOTOOLCHAIN=local go env GOBIN)
+  if [ -z "$dir" ]; then
+    dir=$(GOTOOLCHAIN=local go env GOPATH)
+    dir="${dir%%:*}/bin"
+  fi
+  case ":$PATH:" in
+    *":$dir:"*) ;;
+    *) export PATH="$dir:$PATH" ;;
+  esac
+}
 
 build_servers() {
   echo "building users-server (release)…" >&2
