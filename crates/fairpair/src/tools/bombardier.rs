@@ -169,8 +169,9 @@ fn go_build_info(path: &Path) -> Option<String> {
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// The version on the line `mod	github.com/codesenberg/bombardier	v1.2.6	h1:…` of `go version -m`. A build from a
-/// checkout says `(devel)` there, which names no version.
+/// The version on the `mod` line of `go version -m`, whose tab-separated fields are `mod`, the module
+/// (`github.com/codesenberg/bombardier`), its version (`v1.2.6`) and its checksum. A build from a checkout says
+/// `(devel)` there, which names no version.
 fn module_version(build_info: &str) -> Option<String> {
     let version = build_info.lines().find_map(|line| {
         let mut fields = line.split_whitespace();
