@@ -369,6 +369,16 @@ pub const TOLERANCES: &[Tolerance] = &[
         ],
     },
     Tolerance {
+        name: "large-malformed-body",
+        reason: "a body over 64 KiB that is also malformed gets 413 or 400, each stack counting the size and checking the framing in its own order",
+        matches: has_large_body,
+        refusals: &[Step::Status(413), Step::Status(400), Step::Closed],
+        served: false,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &["raw-large-chunk-data-off-its-size"],
+        examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n11170\r\n"],
+    },
+    Tolerance {
         name: "obs-fold",
         reason: "RFC 9112 section 5.2: a server must either refuse a field folded onto a line that starts with a space or tab (obs-fold) with 400, or replace the fold with a space; hyper and llhttp refuse it, Go's net/http (textproto) unfolds it before any handler runs",
         matches: has_obs_fold,
@@ -752,6 +762,21 @@ fn has_empty_chunk_size(bytes: &[u8]) -> bool {
             && (first_empty
                 || no_digit
                 || (m.body.windows(4).any(|w| w == b"\r\n\r\n") && !m.body.ends_with(b"0\r\n\r\n")))
+    })
+}
+
+fn has_large_body(bytes: &[u8]) -> bool {
+    // A declared length or a chunk size over 64 KiB.
+    const LIMIT: u64 = 64 * 1024;
+    any(bytes, |m| {
+        let declared = m
+            .named(b"content-length")
+            .any(|v| std::str::from_utf8(v).ok().and_then(|v| v.parse::<u64>().ok()).is_some_and(|n| n > LIMIT));
+        let chunk = m.body.split(|&b| b == b'\n').any(|line| {
+            let digits: Vec<u8> = line.iter().copied().take_while(u8::is_ascii_hexdigit).collect();
+            std::str::from_utf8(&digits).ok().and_then(|d| u64::from_str_radix(d, 16).ok()).is_some_and(|n| n > LIMIT)
+        });
+        declared || chunk
     })
 }
 
