@@ -409,6 +409,16 @@ pub const TOLERANCES: &[Tolerance] = &[
         examples: &[],
     },
     Tolerance {
+        name: "bare-cr",
+        reason: "RFC 9112 section 2.2 forbids a bare CR outside the line ending: hyper and Go's net/http refuse it with 400 (Go 1.19 kept it in a field value and answered a `chunked\\r` coding with its own 501), and llhttp skips it before a request line and serves the request",
+        matches: has_bare_cr,
+        refusals: &[Step::Status(400), Step::Status(501), Step::Closed, Step::Open],
+        served: true,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &["raw-bare-cr-before-request-line"],
+        examples: &[],
+    },
+    Tolerance {
         name: "trailer-declares-forbidden",
         reason: "a `Trailer` field naming Host, Content-Length or Transfer-Encoding: Go's net/http refuses the request with 400 before any handler runs (\"bad trailer key\"), hyper and llhttp ignore the declaration",
         matches: has_forbidden_trailer_declaration,
@@ -711,6 +721,11 @@ fn has_framing_field_whitespace(bytes: &[u8]) -> bool {
         named && l[colon..].contains(&b'\t')
     };
     any(bytes, |m| m.head.split(|&b| b == b'\n').any(framing))
+}
+
+fn has_bare_cr(bytes: &[u8]) -> bool {
+    // A CR not followed by LF anywhere in the stream's heads or chunk lines.
+    bytes.iter().enumerate().any(|(i, &b)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n'))
 }
 
 fn has_forbidden_trailer_declaration(bytes: &[u8]) -> bool {
