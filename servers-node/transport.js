@@ -334,6 +334,8 @@ function serveIgnoringUpgrade(server, handler, req, stream, head, bodyTimeoutMs)
     handOver(server, handler, socket, [headWithoutUpgrade(req), framedAgain(req, chunks), ...after]);
   };
   req.once('end', onEnd);
+  // A client that goes away before the body ends gets no answer: nothing is left to time.
+  req.once('close', () => clearTimeout(timer));
 }
 
 /** Whether this Node parses the body of an upgrade request itself (Node 26 and later, see `serveIgnoringUpgrade`). */
