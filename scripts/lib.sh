@@ -1,5 +1,6 @@
-# Shared by the scripts in this folder (sourced, not run): build the servers, start one on a free port, stop it, and
-# find the tools `go install` installed. The server functions expect ROOT (the repository root) to be set.
+# Shared by the scripts in this folder (sourced, not run): choose the Node, build the servers, start one on a free
+# port, stop it, and find the tools `go install` installed. The server functions expect ROOT (the repository root)
+# to be set.
 
 # go_bin_on_path: puts the folder `go install` installs into at the front of PATH (exported, so that the programs
 # started later find the tools there too), when Go is installed. That folder is $(go env GOBIN) when set, else the
@@ -19,6 +20,20 @@ go_bin_on_path() {
   esac
 }
 
+# choose_node: sets NODE (the program) and NODE_SOURCE (env, project or path) by the rule of
+# crates/fairpair/src/node.rs, so that the scripts run the Node the harness and the fault suites run: FAIRPAIR_NODE
+# when set, else the project's own (tools/node, pinned Node 26) when installed, else `node` on PATH, the machine's,
+# which may be any version, one past its end of life included.
+choose_node() {
+  if [ -n "${FAIRPAIR_NODE:-}" ]; then
+    NODE=$FAIRPAIR_NODE NODE_SOURCE=env
+  elif [ -f "$ROOT/tools/node/node_modules/.bin/node" ]; then
+    NODE="$ROOT/tools/node/node_modules/.bin/node" NODE_SOURCE=project
+  else
+    NODE=node NODE_SOURCE=path
+  fi
+}
+
 build_servers() {
   echo "building users-server (release)…" >&2
   cargo build --release --quiet -p users-server
@@ -29,11 +44,12 @@ build_servers() {
 start_server() {
   local kind=$1
   shift
+  [ -n "${NODE:-}" ] || choose_node
   SERVER_LOG=$(mktemp)
   case $kind in
     rust) "$ROOT/target/release/users-server" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
-    node) node "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
-    node-cluster) node "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 --workers "$(nproc)" "$@" >"$SERVER_LOG" 2>&1 & ;;
+    node) "$NODE" "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
+    node-cluster) "$NODE" "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 --workers "$(nproc)" "$@" >"$SERVER_LOG" 2>&1 & ;;
     *) echo "unknown server kind: $kind (rust, node or node-cluster)" >&2; return 2 ;;
   esac
   SERVER_PID=$!

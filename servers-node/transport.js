@@ -5,6 +5,7 @@
 
 import http from 'node:http';
 
+import { BODY_LIMIT, DRAIN_LIMIT } from './body.js';
 import { ApiError } from './error.js';
 import { logWhenFinished } from './request_log.js';
 import { internalError, route, sendEmpty, sendError } from './routes.js';
@@ -74,7 +75,7 @@ export function createServer(options = {}) {
   // Expect too); with it, such a request comes here instead of to 'request', and `checkHead` decides.
   server.on('checkExpectation', handler.handleRequest);
   // The server speaks no other protocol, so `Upgrade` is ignored, see below.
-  server.on('upgrade', (req, socket, head) => serveIgnoringUpgrade(server, handler, req, socket, head));
+  server.on('upgrade', (req, stream, head) => serveIgnoringUpgrade(server, handler, req, stream, head, bodyTimeoutMs));
   return server;
 }
 
@@ -275,13 +276,73 @@ function isPlainChunked(values) {
 
 /**
  * A request with `Connection: Upgrade` and `Upgrade: …` is served as if it had neither (RFC 9110 section 7.8: a
- * server may ignore Upgrade). This takes a detour, because llhttp stops parsing at the end of such a head and Node,
- * without an 'upgrade' listener, serves the request but drops whatever the client pipelined behind it and leaves
- * the connection hanging. With a listener, Node detaches the socket and hands over the bytes after the head; the
- * head is rebuilt here without the upgrade and given back to the server, with those bytes, as a new connection:
- * the request and everything behind it are then parsed and answered as usual.
+ * server may ignore Upgrade). This takes a detour, because llhttp stops parsing at the end of such a request and
+ * Node, without an 'upgrade' listener (or with a `shouldUpgradeCallback` that declines), serves the request but drops
+ * whatever the client pipelined behind it and leaves the connection hanging. With a listener, Node detaches the
+ * socket and hands over the bytes after the request; the request is rebuilt here without the upgrade and given back
+ * to the server, with those bytes, as a new connection: it and everything behind it are then parsed and answered as
+ * usual.
+ *
+ * Where the request's body is depends on the Node version. Up to Node 25, Node treats the end of the head as the end
+ * of the request: the body is not parsed, and `head` holds it, still framed, followed by whatever came next. Since
+ * Node 26, Node parses the body itself (RFC 9110 section 7.8: the upgraded protocol starts after the whole request),
+ * streams it through `req` like any other body, and `head` holds only the bytes after it; when the body had not fully
+ * arrived with the head, `stream` is not the socket but a wrapper that passes the bytes after the body on once the
+ * body has ended. Rebuilding the request then takes the body from `req`, framed again as its head says.
  */
-function serveIgnoringUpgrade(server, handler, req, socket, head) {
+function serveIgnoringUpgrade(server, handler, req, stream, head, bodyTimeoutMs) {
+  if (!NODE_PARSES_UPGRADE_BODIES) {
+    handOver(server, handler, req.socket, [headWithoutUpgrade(req), head]);
+    return;
+  }
+  const socket = req.socket;
+  // The wrapper repeats the socket's errors; a reset would otherwise be an unhandled 'error' that ends the process.
+  if (stream !== socket) stream.on('error', ignore);
+  req.on('error', ignore);
+  const chunks = [];
+  let received = 0;
+  // The body is held here until it ends, so its time limit and a bound on its size are kept here too. A body over
+  // the limit is still read up to the drain limit, so that the rebuilt request gets the 413 as any other would.
+  const timer = setTimeout(() => {
+    req.off('end', onEnd);
+    handler.afterResponses(socket, () => endWith(socket, clientErrorResponse({ code: 'ERR_HTTP_REQUEST_TIMEOUT' })));
+  }, bodyTimeoutMs);
+  req.on('data', (chunk) => {
+    received += chunk.length;
+    if (received > BODY_LIMIT + DRAIN_LIMIT) {
+      clearTimeout(timer);
+      socket.destroy();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  const onEnd = () => {
+    clearTimeout(timer);
+    if (socket.destroyed) return;
+    const after = [head];
+    if (stream !== socket) {
+      // Node has pushed the bytes after the body into the wrapper and feeds it from the socket's 'data' events from
+      // now on. The bytes go to the new connection instead, and the wrapper lets go of the socket: its listener is
+      // the only 'data' listener left (Node removed its parser's), and the socket's reference to it, which Node keeps
+      // under a private symbol, would make Node take a later upgrade on this connection for this one's.
+      for (let chunk = stream.read(); chunk !== null; chunk = stream.read()) after.push(chunk);
+      socket.removeAllListeners('data');
+      for (const key of Object.getOwnPropertySymbols(socket)) {
+        if (socket[key] === stream) delete socket[key];
+      }
+    }
+    handOver(server, handler, socket, [headWithoutUpgrade(req), framedAgain(req, chunks), ...after]);
+  };
+  req.once('end', onEnd);
+  // A client that goes away before the body ends gets no answer: nothing is left to time.
+  req.once('close', () => clearTimeout(timer));
+}
+
+/** Whether this Node parses the body of an upgrade request itself (Node 26 and later, see `serveIgnoringUpgrade`). */
+const NODE_PARSES_UPGRADE_BODIES = Number(process.versions.node.split('.')[0]) >= 26;
+
+/** Gives `socket` back to the server as a new connection whose first bytes are `parts`. */
+function handOver(server, handler, socket, parts) {
   // A response to an earlier request on this connection may still be going out through the old parser's queue:
   // the new one must not start writing before it ends.
   handler.afterResponses(socket, () => {
@@ -290,9 +351,28 @@ function serveIgnoringUpgrade(server, handler, req, socket, head) {
     const waiting = [];
     for (let chunk = socket.read(); chunk !== null; chunk = socket.read()) waiting.push(chunk);
     server.emit('connection', socket);
-    socket.emit('data', Buffer.concat([headWithoutUpgrade(req), head, ...waiting]));
+    socket.emit('data', Buffer.concat([...parts, ...waiting]));
   });
 }
+
+/**
+ * The body Node parsed out of `req`, framed again as its head declares, so that the rebuilt request reads as the
+ * client sent it: as it is under Content-Length; as one chunk and the last chunk, with the trailer fields, under
+ * Transfer-Encoding (which Node only lets through when it ends in chunked).
+ */
+function framedAgain(req, chunks) {
+  const body = Buffer.concat(chunks);
+  if (transferCodings(req) === null) return body;
+  const trailer = [];
+  for (let i = 0; i < req.rawTrailers.length; i += 2) {
+    trailer.push(`${req.rawTrailers[i]}: ${req.rawTrailers[i + 1]}\r\n`);
+  }
+  const last = Buffer.from(`0\r\n${trailer.join('')}\r\n`, 'latin1');
+  if (body.length === 0) return last;
+  return Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`, 'latin1'), body, Buffer.from('\r\n'), last]);
+}
+
+function ignore() {}
 
 /** The request head of `req`, in its raw form, without its `Upgrade` field and the `upgrade` token of `Connection`. */
 function headWithoutUpgrade(req) {

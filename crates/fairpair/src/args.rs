@@ -117,9 +117,10 @@ pub struct RunArgs {
     /// (found from its own path, so that fairpair runs from any directory), else of the current directory].
     #[arg(long)]
     pub node_server: Option<PathBuf>,
-    /// The node executable.
-    #[arg(long, default_value = "node")]
-    pub node: String,
+    /// The node executable [default: FAIRPAIR_NODE when set, else the project's tools/node/node_modules/.bin/node
+    /// when installed (npm ci --prefix tools/node), else node on PATH; on a server host, its checkout's tools/node].
+    #[arg(long, value_name = "PATH")]
+    pub node: Option<String>,
     /// Path a custom subject answers 200 on once it is ready.
     #[arg(long, default_value = "/")]
     pub ready_path: String,

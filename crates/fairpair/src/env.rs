@@ -8,14 +8,16 @@ use anyhow::Result;
 
 use crate::command::shell_words;
 use crate::host::{self, COMMAND_LIMIT, Host, SshHost};
+use crate::node::Node;
 use crate::procstat;
 use crate::schema::{Environment, NetworkBytes, TwoHosts};
 use crate::stats::Stat;
 
 /// Captures the environment of `host`: this machine, or a server host (`--server-host`) through a few remote commands,
 /// each under its time limit. `dir` is the checkout whose commit is recorded (`.` here: the working directory). `tools`
-/// are the load tools whose versions to record (name → version line); none runs on a server host.
-pub fn capture(host: &Host, dir: &str, tools: BTreeMap<String, String>) -> Result<Environment> {
+/// are the load tools whose versions to record (name → version line); none runs on a server host. `node` is the Node
+/// the node subjects run on there: its version is the one recorded, with its program and where it came from.
+pub fn capture(host: &Host, dir: &str, tools: BTreeMap<String, String>, node: &Node) -> Result<Environment> {
     let read = |path: &str| host.read(path).unwrap_or_default();
     let trimmed =
         |path: &str| Some(read(path).trim().to_string()).filter(|t| !t.is_empty()).unwrap_or("unknown".into());
@@ -25,6 +27,7 @@ pub fn capture(host: &Host, dir: &str, tools: BTreeMap<String, String>) -> Resul
         out.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
     };
     let version = |program: &str| {
+        let program = shell_words(&[program.to_string()]);
         first_line(&format!("command -v {program} >/dev/null && {program} --version || echo not found"))
             .unwrap_or_else(|| "not found".into())
     };
@@ -51,7 +54,9 @@ pub fn capture(host: &Host, dir: &str, tools: BTreeMap<String, String>) -> Resul
         kernel: trimmed("/proc/sys/kernel/osrelease"),
         os: pretty_name(&read("/etc/os-release")),
         rustc: version("rustc"),
-        node: version("node"),
+        node: version(&node.program),
+        node_program: Some(node.program.clone()),
+        node_source: Some(node.source),
         go: None,
         tools,
         git_commit: commit_or_phrase(git_commit.is_some(), git_commit.as_deref().unwrap_or("")),
@@ -64,7 +69,7 @@ pub fn capture(host: &Host, dir: &str, tools: BTreeMap<String, String>) -> Resul
 /// What a two-host run records before its runs: the server host's environment, the connection's addresses, the
 /// loader's interface on the route there and the round-trip time; with the interface's counters at that moment, to
 /// count the whole run's bytes at its end. `None` on one machine.
-pub fn path_record(host: &Host) -> Result<Option<(TwoHosts, Option<NetworkBytes>)>> {
+pub fn path_record(host: &Host, node: &Node) -> Result<Option<(TwoHosts, Option<NetworkBytes>)>> {
     let Host::Ssh(ssh @ SshHost { ends: Some(ends), .. }) = host else {
         return Ok(None);
     };
@@ -73,7 +78,7 @@ pub fn path_record(host: &Host) -> Result<Option<(TwoHosts, Option<NetworkBytes>
     let record = TwoHosts {
         server_host: ssh.destination.clone(),
         server_dir: ssh.dir.clone(),
-        server_environment: capture(host, &ssh.dir, BTreeMap::new())?,
+        server_environment: capture(host, &ssh.dir, BTreeMap::new(), node)?,
         loader_address: ends.loader.to_string(),
         server_address: ends.server.to_string(),
         interface,
@@ -158,12 +163,19 @@ mod tests {
 
     #[test]
     fn captures_something_real() {
-        let env = capture(&Host::Local, ".", BTreeMap::new()).unwrap();
+        let env = capture(&Host::Local, ".", BTreeMap::new(), &Node::default()).unwrap();
         assert!(env.cpus_online >= 1);
         assert!(!env.cpus_allowed.is_empty());
         assert!(env.memory_total_kib > 0);
         assert_ne!(env.kernel, "unknown");
         assert_ne!(env.date, "");
         assert!(env.rustc.starts_with("rustc ") || env.rustc == "not found", "{}", env.rustc);
+        assert!(env.node.starts_with('v') || env.node == "not found", "{}", env.node);
+        assert_eq!(env.node_source, Some(crate::node::NodeSource::Path));
+        // A Node given by its path is the one whose version is recorded, and a path that is no program says so.
+        let missing = Node { program: "/no/such dir/node".into(), source: crate::node::NodeSource::Flag };
+        let env = capture(&Host::Local, ".", BTreeMap::new(), &missing).unwrap();
+        assert_eq!(env.node, "not found");
+        assert_eq!(env.node_program.as_deref(), Some("/no/such dir/node"));
     }
 }

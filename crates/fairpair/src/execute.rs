@@ -122,8 +122,10 @@ type PathRecord = Option<(TwoHosts, Option<NetworkBytes>)>;
 /// This machine's environment; on two hosts also the server host's and the path to it, the round-trip time measured
 /// now, before any load (with the interface's byte counters at this moment).
 fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
-    let mut environment = env::capture(&host::Host::Local, ".", tool_versions())?;
-    let mut path = env::path_record(&plan.server_host)?;
+    // On one host the node subjects' Node is this machine's; on two, the server host's, recorded with its environment.
+    let local_node = if plan.server_host.is_local() { plan.node.clone() } else { local_node() };
+    let mut environment = env::capture(&host::Host::Local, ".", tool_versions(), &local_node)?;
+    let mut path = env::path_record(&plan.server_host, &plan.node)?;
     // Which Go built the Go server, recorded in the environment of the host it runs on.
     if let Some(binary) = go_binary(plan) {
         let go = env::go_version(&plan.server_host, &binary);
@@ -133,6 +135,12 @@ fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
         }
     }
     Ok((environment, path))
+}
+
+/// The Node this machine would run the node subjects on (a two-host run's loader records it, though they run on the
+/// server host).
+fn local_node() -> crate::node::Node {
+    crate::node::find(&crate::node::roots_of_this_executable())
 }
 
 /// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).

@@ -106,6 +106,21 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the repository root exists")
 }
 
+/// The Node that runs the Node server, by the harness's rule (`fairpair::node`): FAIRPAIR_NODE, else the project's
+/// tools/node when installed, else `node` on PATH. The machine's Node is said once per test process, so that a run on
+/// it is not taken for one on the project's.
+pub fn node() -> fairpair::node::Node {
+    static NODE: OnceLock<fairpair::node::Node> = OnceLock::new();
+    NODE.get_or_init(|| {
+        let node = fairpair::node::find(&[repo_root()]);
+        if node.source == fairpair::node::NodeSource::Path {
+            eprintln!("faults: the Node server runs on the machine's node: tools/node is not installed");
+        }
+        node
+    })
+    .clone()
+}
+
 /// The `users-server` binary of this build profile, built first if `cargo test` has not built it already.
 fn rust_binary() -> PathBuf {
     let profile_dir = profile_dir();
@@ -183,7 +198,7 @@ pub fn releases(kinds: &[Kind]) -> contract::releases::AtHand {
     let node = kinds.iter().any(|k| matches!(k, Kind::Node | Kind::NodeCluster(_)));
     contract::releases::AtHand {
         hyper: kinds.contains(&Kind::Rust).then(hyper_release).flatten(),
-        llhttp: node.then(|| llhttp_release(Path::new("node"))).flatten(),
+        llhttp: node.then(|| llhttp_release(Path::new(&self::node().program))).flatten(),
         go: kinds.contains(&Kind::Go).then(|| go_binary().and_then(|b| go_release(&b))).flatten(),
     }
 }
@@ -222,7 +237,7 @@ impl Server {
             Kind::Rust => Command::new(rust_binary()),
             Kind::Go => Command::new(go_binary().expect("Go is installed (check with faults::kinds)")),
             Kind::Node | Kind::NodeCluster(_) => {
-                let mut c = Command::new("node");
+                let mut c = Command::new(node().program);
                 c.arg(repo_root().join("servers-node/server.js"));
                 c
             }

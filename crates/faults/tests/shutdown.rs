@@ -213,14 +213,20 @@ fn the_store_fills_up_then_memory_levels_off() {
         let after_a_while = server.rss_kib();
         post_many(ROOM);
         let after_longer = server.rss_kib();
+        post_many(ROOM);
+        let after_longest = server.rss_kib();
         assert_eq!(created.load(Ordering::Relaxed), ROOM, "{}: a user was stored in a full store", kind.name());
         // Each rejected POST allocates and frees; what must not happen is steady growth. Allow some settling (a
-        // garbage-collected heap grows to its working size), then require the last stretch to grow far less.
+        // garbage-collected heap grows to its working size), then require one of the two last stretches to grow far
+        // less. Two, because Node 26's heap grows in steps: 40,000 rejected POSTs at a time, its RSS stayed flat
+        // for ten stretches, rose 12 MB in one, and stayed flat again, so a single stretch may hold a step. A leak
+        // grows in both.
         let settle = after_a_while.saturating_sub(at_full);
-        let later = after_longer.saturating_sub(after_a_while);
+        let later = after_longer.saturating_sub(after_a_while).min(after_longest.saturating_sub(after_longer));
         assert!(
             later <= 4 * 1024,
-            "{}: RSS kept growing in a full store: {at_full} → {after_a_while} → {after_longer} KiB (settle {settle})",
+            "{}: RSS kept growing in a full store: {at_full} → {after_a_while} → {after_longer} → {after_longest} KiB \
+             (settle {settle})",
             kind.name()
         );
         let read = exchange(server.addr, &get_bytes("/users/500"));

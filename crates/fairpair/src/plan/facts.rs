@@ -85,7 +85,7 @@ fn local_programs(args: &RunArgs) -> Programs {
             .node_server
             .clone()
             .unwrap_or_else(|| project_file(exe.as_deref(), Path::new("servers-node/server.js"))),
-        node: args.node.clone(),
+        node: crate::node::given_or_found(args.node.as_deref(), &crate::node::roots_of_this_executable()),
         missing: Vec::new(),
         host: None,
     }
@@ -143,13 +143,26 @@ impl ServerSide {
             ceiling: pick(&args.ceiling, target.join("ceiling")),
             go_server: pick(&args.go_server, dir.join("target/go/users-server-go")),
             node_server: pick(&args.node_server, dir.join("servers-node/server.js")),
-            node: args.node.clone(),
+            node: self.node(args, dir)?,
             missing: Vec::new(),
             host: Some(self.host.label()),
         };
         let all = programs.paths().map(|p| p.display().to_string());
         programs.missing = self.host.missing_files(&all)?.into_iter().map(PathBuf::from).collect();
         Ok(programs)
+    }
+
+    /// The Node on the server host, by the same rule as on this machine: `--node`, else FAIRPAIR_NODE (a path
+    /// there), else the checkout's tools/node when it is installed there, else `node` on its PATH.
+    fn node(&self, args: &RunArgs, dir: &Path) -> Result<crate::node::Node> {
+        use crate::node::{Node, NodeSource, PROJECT_NODE};
+        if let Some(program) = &args.node {
+            return Ok(Node { program: program.clone(), source: NodeSource::Flag });
+        }
+        let project = dir.join(PROJECT_NODE).display().to_string();
+        let installed = self.host.missing_files(std::slice::from_ref(&project))?.is_empty();
+        let roots = [dir.to_path_buf()];
+        Ok(crate::node::choose(std::env::var(crate::node::ENV_VAR).ok(), &roots, |_| installed))
     }
 }
 

@@ -61,6 +61,8 @@ pub struct Plan {
     pub skipped: Vec<String>,
     /// The capacity search at a latency objective (`capacity/`), when it runs.
     pub capacity: Option<capacity::CapacityPlan>,
+    /// The Node that runs the node subjects where they run, and where it came from: its version is recorded.
+    pub node: crate::node::Node,
 }
 
 /// The defaults of the settings a command line leaves open: a full run's, and `--quick`'s (see [`FULL`], [`QUICK`]).
@@ -167,6 +169,7 @@ impl Plan {
             server_host: facts.server.as_ref().map_or(Host::Local, |s| s.host.clone()),
             skipped,
             capacity,
+            node: programs.node.clone(),
         })
     }
 
@@ -357,7 +360,6 @@ pub(crate) mod tests {
                 ceiling: "ceiling".into(),
                 go_server: "users-server-go".into(),
                 node_server: "server.js".into(),
-                node: "node".into(),
                 ..Programs::default()
             },
             bodies: BTreeMap::new(),

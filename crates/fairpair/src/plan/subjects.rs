@@ -20,7 +20,8 @@ pub struct Programs {
     pub ceiling: PathBuf,
     pub go_server: PathBuf,
     pub node_server: PathBuf,
-    pub node: String,
+    /// The Node that runs the node subjects, and where it came from (`crate::node`'s rule).
+    pub node: crate::node::Node,
     /// The paths above that are not files where they will run.
     pub missing: Vec<PathBuf>,
     /// The server host's name when they run there; `None` on this machine.
@@ -123,7 +124,7 @@ pub(super) fn builtin_subject(kind: BuiltinSubject, programs: &Programs, server_
             (vec![p.existing(&p.users_server, "the Rust server", "cargo build --release -p users-server")?], true)
         }
         Node | NodeCluster => {
-            (vec![p.node.clone(), p.existing(&p.node_server, "the Node server", "check --node-server")?], true)
+            (vec![p.node.program.clone(), p.existing(&p.node_server, "the Node server", "check --node-server")?], true)
         }
         Go | GoMulti => {
             let hint = "build it with scripts/build-go, or give --go-server";

@@ -254,6 +254,35 @@ mod tests {
     }
 
     #[test]
+    fn the_summary_names_the_machines_node_and_runtimes_past_their_end_of_life() {
+        use crate::node::NodeSource;
+        let mut b = golden();
+        // The golden run has no node subject: its node is not judged.
+        let (md, _) = render(&b);
+        assert!(!md.contains("end of life"), "{md}");
+        b.subjects[1].kind = crate::schema::SubjectKind::Builtin;
+        b.subjects[1].name = "node".into();
+        b.environment.node_program = Some("node".into());
+        b.environment.node_source = Some(NodeSource::Path);
+        b.environment.go = Some("go1.24.9".into());
+        let (md, _) = render(&b);
+        assert!(md.contains("- node v20.20.2 reached its end of life on 2026-04-30"), "{md}");
+        assert!(md.contains("- go go1.24.9 reached its end of life on 2026-02-11"), "{md}");
+        assert!(md.contains("ran on the machine's node (v20.20.2, on PATH)"), "{md}");
+        assert!(
+            md.contains("| node | v20.20.2 (`node`: the machine's, on PATH: the project's tools/node is not"),
+            "{md}"
+        );
+        // The project's Node 26, on the run's date: nothing to say but its row.
+        b.environment.node = "v26.12.1".into();
+        b.environment.node_program = Some("/repo/tools/node/node_modules/.bin/node".into());
+        b.environment.node_source = Some(NodeSource::Project);
+        let (md, _) = render(&b);
+        assert!(!md.contains("node v26.12.1 reached") && !md.contains("machine's node"), "{md}");
+        assert!(md.contains("v26.12.1 (`/repo/tools/node/node_modules/.bin/node`: the project's, tools/node)"), "{md}");
+    }
+
+    #[test]
     fn a_loader_limited_subject_gets_bounds_never_a_plain_ratio() {
         // alpha 8,816, beta 7,772 req/s: with a capacity of 11,582 (a run's), alpha (76 %) is limited and beta (67 %)
         // not.

@@ -113,7 +113,15 @@ pub struct Environment {
     pub kernel: String,
     pub os: String,
     pub rustc: String,
+    /// `--version` of the Node the node subjects run on (`node_program`), or "not found".
     pub node: String,
+    /// That Node's program as run (`crate::node`'s rule); absent in files written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_program: Option<String>,
+    /// Where that Node came from: `flag` (--node), `env` (FAIRPAIR_NODE), `project` (tools/node) or `path` (the
+    /// machine's, the project's not being installed); absent in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_source: Option<crate::node::NodeSource>,
     /// The Go that built the Go server (`go version` of its binary, `go1.19.8`), when a Go subject ran; absent
     /// otherwise, and in files written before this field existed. Optional, so no version bump.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -30,7 +30,7 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
     row("memory", format!("{:.1} GiB", e.memory_total_kib as f64 / 1024.0 / 1024.0));
     row("OS, kernel", format!("{}, Linux {}", e.os, e.kernel));
     row("rustc", e.rustc.clone());
-    row("node", e.node.clone());
+    row("node", node_row(e));
     if let Some(go) = &e.go {
         row("go", go.clone());
     }
@@ -45,6 +45,15 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
         row("CPU frequency governor", governor.to_string());
     }
     doc.push(Block::Table(t));
+}
+
+/// The Node's version, with its program and where it came from when the file records them (since the harness chose
+/// it by `crate::node`'s rule).
+fn node_row(e: &crate::schema::Environment) -> String {
+    match (&e.node_program, e.node_source) {
+        (Some(program), Some(source)) => format!("{} (`{program}`: {})", e.node, source.describe()),
+        _ => e.node.clone(),
+    }
 }
 
 /// The server host of a two-host run and the path to it; nothing on one machine.

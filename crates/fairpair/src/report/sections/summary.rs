@@ -7,7 +7,7 @@
 
 use crate::report::document::{Align, Document, Table};
 use crate::report::ratios::{Bound, baseline, loader_limit, ratio, ratio_text};
-use crate::schema::{Benchmark, CapacityRecord, FlagKind, Summary};
+use crate::schema::{Benchmark, CapacityRecord, FlagKind, SubjectKind, Summary};
 use crate::stats::{self, Stat};
 use crate::text::{count, thousands};
 
@@ -323,7 +323,7 @@ fn run_line(b: &Benchmark) -> String {
     )
 }
 
-/// The facts a reader must know before quoting a figure, most important first, at most five.
+/// The facts a reader must know before quoting a figure, most important first, at most five; then the runtimes'.
 fn notes(b: &Benchmark) -> Vec<String> {
     let mut out = Vec::new();
     // An incomplete run is said under the title, before the summary.
@@ -364,6 +364,34 @@ fn notes(b: &Benchmark) -> Vec<String> {
         out.push(format!("{} left out of every figure (see *Left out*).", count(left_out, "run")));
     }
     out.truncate(5);
+    // Beyond the five: what the runtimes were is not one of the figures' caveats, and must not push one out.
+    out.extend(runtimes(b));
+    out
+}
+
+/// What a reader should know of the runtimes the subjects ran on: that the node subjects ran on the machine's Node
+/// because the project's was not installed, and any runtime past its end of life on the run's date.
+fn runtimes(b: &Benchmark) -> Vec<String> {
+    use crate::node::NodeSource;
+    use crate::runtimes::{Runtime, end_of_life_note};
+    // The host the subjects ran on records the runtimes they used.
+    let e = b.two_hosts.as_ref().map_or(&b.environment, |t| &t.server_environment);
+    let date = &b.environment.date;
+    let ran_node = b.subjects.iter().any(|s| s.kind == SubjectKind::Builtin && s.name.starts_with("node"));
+    let mut out = Vec::new();
+    if ran_node && e.node_source == Some(NodeSource::Path) {
+        out.push(format!(
+            "The node subjects ran on the machine's node ({}, on PATH): the project's, pinned in tools/node, is not \
+             installed (`npm ci --prefix tools/node`).",
+            e.node
+        ));
+    }
+    if ran_node {
+        out.extend(end_of_life_note(Runtime::Node, &e.node, date));
+    }
+    if let Some(go) = &e.go {
+        out.extend(end_of_life_note(Runtime::Go, go, date));
+    }
     out
 }
 
