@@ -251,6 +251,19 @@ pub const TOLERANCES: &[Tolerance] = &[
         ],
     },
     Tolerance {
+        name: "upgrade-unfinished-body",
+        reason: "an Upgrade request (which every server ignores) whose body has not all come: hyper, Go's net/http and the Node server on Node 20 answer a route that does not read its body at once, the Node server on Node 26 waits for the body, until the body's time limit (408) at the latest: from Node 26 on, llhttp hands an upgrade request's body to the request rather than to the upgrade, and the server must have it all before it can give the connection back to Node's parser",
+        matches: has_upgrade_with_unfinished_body,
+        refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
+        served: true,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &[],
+        examples: &[
+            // The fuzzer's seed 302: Rust and Go answer 404, the Node server on Node 26 waits for the chunked body.
+            b"POST /s HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade:e\r\nTransfer-Encoding:chunked\r\n\r\n",
+        ],
+    },
+    Tolerance {
         name: "unmet-expectation",
         reason: "an Expect other than 100-continue gets 417 (the transport rule), which Go's net/http sends itself before any handler runs, to a HEAD without a Content-Length, and then reads and discards the declared body before closing, up to the body's time limit (RFC 9110 section 10.1.1 lets a server close or read on); a stack that refuses the request's other bytes first answers 400",
         matches: has_unmet_expectation,
@@ -332,6 +345,21 @@ pub const TOLERANCES: &[Tolerance] = &[
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-beyond-int63"],
         examples: &[],
+    },
+    Tolerance {
+        name: "chunk-data-off-its-size",
+        reason: "a chunked body whose chunk data does not end where its size says (no CRLF there, or the stream ends first): a stack may refuse it as soon as the bytes are wrong (400) or wait for the rest until the body's time limit (408); nothing is stored",
+        matches: has_chunk_data_off_its_size,
+        refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
+        served: false,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &[],
+        examples: &[
+            b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n12\r\n{\"nam\"c@d\"}\r\n;0\r\n\r\n",
+            // The fuzzer's seed 303: a 1-byte chunk whose data (a CR) is not followed by CRLF; hyper answers 400, Go's
+            // net/http waits for more until the body's time limit.
+            b"POST /users HTTP/1.1\r\nHost:\r\nContent-Type:application/json\r\nTransfer-Encoding:chunked\r\n\r\n12\r\n{\"name\":\"fz0000000\r\n1;0\r\n\r\n",
+        ],
     },
     Tolerance {
         name: "options-asterisk",
@@ -624,6 +652,42 @@ fn has_chunk_size_whitespace(bytes: &[u8]) -> bool {
 fn ends_inside_a_request(bytes: &[u8]) -> bool {
     // The last request stops before its head or its body ends: bytes the servers may refuse at once or wait on.
     messages(bytes).last().is_some_and(|m| !m.head_done || !m.body_done)
+}
+
+fn has_upgrade_with_unfinished_body(bytes: &[u8]) -> bool {
+    // The last request asks for an upgrade and stops inside its body.
+    messages(bytes).last().is_some_and(|m| m.head_done && !m.body_done && m.named(b"upgrade").next().is_some())
+}
+
+fn has_chunk_data_off_its_size(bytes: &[u8]) -> bool {
+    // Read the chunked body by its sizes (the lenient reader above stops at the first `0` line instead): data that
+    // is not followed by CRLF where its size ends, or that runs past the stream. Size lines without a size are other
+    // predicates' business (empty-chunk-size).
+    let off = |body: &[u8]| {
+        let mut rest = body;
+        loop {
+            let Some(eol) = rest.iter().position(|&b| b == b'\n') else { return false };
+            let digits: Vec<u8> = rest[..eol].iter().copied().take_while(u8::is_ascii_hexdigit).collect();
+            let Some(size) = std::str::from_utf8(&digits).ok().and_then(|d| usize::from_str_radix(d, 16).ok()) else {
+                return false;
+            };
+            if size == 0 {
+                return false;
+            }
+            let data_end = eol + 1 + size;
+            match rest.get(data_end..data_end + 2) {
+                Some(b"\r\n") => rest = &rest[data_end + 2..],
+                _ => return true,
+            }
+        }
+    };
+    messages(bytes).iter().any(|m| {
+        let chunked = m.named(b"transfer-encoding").any(|v| v.eq_ignore_ascii_case(b"chunked"));
+        let head_len = m.head.len();
+        // The message's bytes from its body on, to the end of the stream: the sizes decide where the body ends.
+        let start = m.head.as_ptr() as usize - bytes.as_ptr() as usize + head_len;
+        chunked && off(&bytes[start..])
+    })
 }
 
 fn has_unmet_expectation(bytes: &[u8]) -> bool {
