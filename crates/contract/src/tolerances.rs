@@ -251,9 +251,9 @@ pub const TOLERANCES: &[Tolerance] = &[
         ],
     },
     Tolerance {
-        name: "upgrade-unfinished-body",
-        reason: "an Upgrade request (which every server ignores) whose body has not all come: hyper, Go's net/http and the Node server on Node 20 answer a route that does not read its body at once, the Node server on Node 26 waits for the body, until the body's time limit (408) at the latest: from Node 26 on, llhttp hands an upgrade request's body to the request rather than to the upgrade, and the server must have it all before it can give the connection back to Node's parser",
-        matches: has_upgrade_with_unfinished_body,
+        name: "upgrade-with-body",
+        reason: "an Upgrade request (which every server ignores) with a body that has not all come or is malformed: hyper, Go's net/http and the Node server on Node 20 answer a route that does not read its body at once, the Node server on Node 26 waits for the body's end, until the body's time limit (408) at the latest, or refuses it: from Node 26 on, llhttp hands an upgrade request's body to the request rather than to the upgrade, and the server must have it all before it can give the connection back to Node's parser",
+        matches: has_upgrade_with_body,
         refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
         served: true,
         decided_on: DECIDED_ON_2026_12,
@@ -261,6 +261,8 @@ pub const TOLERANCES: &[Tolerance] = &[
         examples: &[
             // The fuzzer's seed 302: Rust and Go answer 404, the Node server on Node 26 waits for the chunked body.
             b"POST /s HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade:e\r\nTransfer-Encoding:chunked\r\n\r\n",
+            // Seed 304: Rust and Go answer 405; the body is malformed, and the Node server on Node 26 waits.
+            b"POST / HTTP/1.1\r\nHost:\r\nConnection:Upgrade\r\nUpgrade:e\r\nTransfer-Encoding:chunked\r\n\r\n\n0\r\n\r\n",
         ],
     },
     Tolerance {
@@ -654,9 +656,13 @@ fn ends_inside_a_request(bytes: &[u8]) -> bool {
     messages(bytes).last().is_some_and(|m| !m.head_done || !m.body_done)
 }
 
-fn has_upgrade_with_unfinished_body(bytes: &[u8]) -> bool {
-    // The last request asks for an upgrade and stops inside its body.
-    messages(bytes).last().is_some_and(|m| m.head_done && !m.body_done && m.named(b"upgrade").next().is_some())
+fn has_upgrade_with_body(bytes: &[u8]) -> bool {
+    // A request that asks for an upgrade and declares a body: chunked, or a Content-Length other than 0.
+    any(bytes, |m| {
+        let declared = m.named(b"transfer-encoding").next().is_some()
+            || m.named(b"content-length").any(|v| v.trim_ascii() != b"0");
+        m.named(b"upgrade").next().is_some() && declared
+    })
 }
 
 fn has_chunk_data_off_its_size(bytes: &[u8]) -> bool {
