@@ -126,3 +126,17 @@ func TestAPanicBecomesA500AndTheServerGoesOn(t *testing.T) {
 		t.Errorf("still serving: %d", got.Code)
 	}
 }
+
+// TestEveryExpectFieldIsChecked: net/http reads the first Expect field alone, so an unknown expectation after a
+// 100-continue reaches the handler, which must answer 417 itself (the fuzzer found it answered by the route).
+func TestEveryExpectFieldIsChecked(t *testing.T) {
+	handler := testHandler(nil)
+	cases := map[string]int{"100-continue, o": 417, "100-Continue, \t": 404, "100-continue": 404}
+	for fields, want := range cases {
+		r := httptest.NewRequest("GET", "/hh", nil)
+		r.Header["Expect"] = strings.Split(fields, ", ")
+		if got := serve(handler, r).Code; got != want {
+			t.Errorf("Expect fields %q: status %d, want %d", fields, got, want)
+		}
+	}
+}

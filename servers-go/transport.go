@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -151,6 +152,15 @@ func checkHead(x *exchange) bool {
 	if fields > MaxHeaderFields {
 		sendEmpty(x, http.StatusRequestHeaderFieldsTooLarge)
 		return false
+	}
+	// net/http answers 417 by itself only when the first Expect field is not 100-continue: it reads that one alone.
+	// An expectation in a later field cannot be met either (RFC 9110 section 10.1.1), so each field is looked at.
+	for _, expect := range x.r.Header["Expect"] {
+		expect = strings.ToLower(strings.Trim(expect, " \t"))
+		if expect != "" && expect != "100-continue" {
+			sendEmpty(x, http.StatusExpectationFailed)
+			return false
+		}
 	}
 	return true
 }

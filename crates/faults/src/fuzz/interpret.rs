@@ -9,7 +9,7 @@
 use super::Table;
 use super::framing::{Requests, Tail};
 use super::probe::Reply;
-use contract::tolerances::{Equivalence, Step};
+use contract::tolerances::{Equivalence, Step, Tolerance};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -301,6 +301,11 @@ pub fn compare(bytes: &[u8], tail: Tail, names: &[&str], interps: &[Interpretati
         table.tolerances.iter().filter(|t| (t.matches)(bytes) && t.allows(&steps)).map(|t| t.name.to_owned()).collect();
     if !allowing.is_empty() {
         return Comparison::Tolerated(allowing);
+    }
+    // No one row allows it: some of the rows that match may still allow it together.
+    let matching: Vec<&Tolerance> = table.tolerances.iter().filter(|t| (t.matches)(bytes)).collect();
+    if let Some(rows) = contract::tolerances::allowing_together(&matching, &steps) {
+        return Comparison::Tolerated(rows.iter().map(|t| t.name.to_owned()).collect());
     }
     let mut words = Vec::new();
     for (name, i) in names.iter().zip(&norm).skip(1) {
