@@ -9,9 +9,12 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 const (
@@ -22,6 +25,10 @@ const (
 // routes holds what the handlers need: the store.
 type routes struct {
 	store *UserStore
+	// sayStoreFull makes the first 507 of a process say so on stderr, once and without --log: a POST load that fills
+	// the store goes on getting answers, and a load tool that counts only connection errors would take those 507s
+	// for throughput.
+	sayStoreFull sync.Once
 }
 
 // exchange is one request and its response in progress: what send() needs, and what it has sent.
@@ -142,6 +149,9 @@ func (rt *routes) createUser(x *exchange) {
 	}
 	user := rt.store.Create(parsed.name, parsed.email)
 	if user == nil {
+		rt.sayStoreFull.Do(func() {
+			fmt.Fprintf(os.Stderr, "store full: answering 507 to POST /users until restart (--max-users %d)\n", rt.store.capacity)
+		})
 		sendError(x, errStoreFull)
 		return
 	}

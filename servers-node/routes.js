@@ -107,6 +107,7 @@ async function createUser(req, res, store, bodyTimeoutMs) {
   }
   const user = store.create(parsed.name, parsed.email);
   if (user === null) {
+    sayStoreFull(store.capacity);
     return sendError(req, res, ApiError.STORE_FULL);
   }
   res.setHeader('Location', `/users/${user.id}`);
@@ -204,3 +205,18 @@ export function internalError(req, res, error) {
 }
 
 function ignore() {}
+
+let storeFullSaid = false;
+
+/**
+ * The first 507 of a process says so on stderr, once and without `--log`: a POST load that fills the store goes on
+ * getting answers, and a load tool that counts only connection errors would take those 507s for throughput. In
+ * cluster mode each worker has its own store, and so its own line.
+ * @param {number} capacity the store's `--max-users`.
+ */
+function sayStoreFull(capacity) {
+  if (!storeFullSaid) {
+    storeFullSaid = true;
+    process.stderr.write(`store full: answering 507 to POST /users until restart (--max-users ${capacity})\n`);
+  }
+}

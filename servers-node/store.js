@@ -37,6 +37,11 @@ export class UserStore {
     }
   }
 
+  /** The most users the store holds, seed included (`--max-users`). */
+  get capacity() {
+    return this.#capacity;
+  }
+
   /** The user with this id, or `undefined`. */
   get(id) {
     return this.#users.get(id);

@@ -222,17 +222,33 @@ impl Server {
     /// Starts a server on a free port with the contract's default settings and the given time limits, plus any
     /// extra flags (`--max-users 10000`, say), and waits for its start-up line.
     pub fn start(kind: Kind, limits: Limits, extra: &[&str]) -> Server {
-        let workers = match kind {
+        Server::start_with_workers(kind, limits, Server::start_workers(kind), extra)
+    }
+
+    /// The worker count [`Server::start`] gives a kind.
+    fn start_workers(kind: Kind) -> u32 {
+        match kind {
             Kind::NodeCluster(n) => n,
             // Go with two threads, like Rust, so that the store's lock is exercised.
             Kind::Rust | Kind::Go => 2,
             Kind::Node => 1,
-        };
-        Server::start_with_workers(kind, limits, workers, extra)
+        }
     }
 
     /// Like [`Server::start`], with `--workers N` (a cluster's worker count is the kind's own).
     pub fn start_with_workers(kind: Kind, limits: Limits, workers: u32, extra: &[&str]) -> Server {
+        Server::spawn(kind, limits, workers, extra, Stdio::inherit())
+    }
+
+    /// Like [`Server::start`], with the server's stderr written to `path` instead of the test's own, for the tests
+    /// that read what a server says there.
+    pub fn start_with_stderr(kind: Kind, limits: Limits, extra: &[&str], path: &Path) -> Server {
+        let file = std::fs::File::create(path).unwrap_or_else(|e| panic!("creating {}: {e}", path.display()));
+        let workers = Server::start_workers(kind);
+        Server::spawn(kind, limits, workers, extra, Stdio::from(file))
+    }
+
+    fn spawn(kind: Kind, limits: Limits, workers: u32, extra: &[&str], stderr: Stdio) -> Server {
         let mut command = match kind {
             Kind::Rust => Command::new(rust_binary()),
             Kind::Go => Command::new(go_binary().expect("Go is installed (check with faults::kinds)")),
@@ -254,7 +270,7 @@ impl Server {
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(stderr);
         // A process group of its own, so that a cluster's workers die with it when a test ends early.
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = command.spawn().unwrap_or_else(|e| panic!("starting the {} server: {e}", kind.name()));
