@@ -93,7 +93,13 @@ export function parseConfig(args, env) {
 function parseFlags(args) {
   let parsed;
   try {
-    parsed = parseArgs({ args, options: PARSE_ARGS_OPTIONS, strict: true, allowPositionals: false, tokens: true });
+    parsed = parseArgs({
+      args: joinDashValues(args),
+      options: PARSE_ARGS_OPTIONS,
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
   } catch (error) {
     if (error.code?.startsWith('ERR_PARSE_ARGS_')) {
       // Some of its messages go on with a tip on further lines; the contract wants one line, so keep the first.
@@ -115,6 +121,26 @@ function parseFlags(args) {
     flags.set(token.name, OPTIONS[token.name][1](token.value, `--${token.name}`));
   }
   return { flags, log: parsed.values.log === true, help: parsed.values.help === true };
+}
+
+/**
+ * `--port -1` as `--port=-1`: parseArgs takes a value that starts with a dash for a flag and calls the option
+ * "ambiguous", where the other twins say that `-1` is not a number. A value that starts with `--` stays a flag.
+ * @param {string[]} args
+ */
+function joinDashValues(args) {
+  const joined = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const name = args[i].startsWith('--') ? args[i].slice(2) : null;
+    const next = args[i + 1];
+    if (name !== null && Object.hasOwn(OPTIONS, name) && next?.startsWith('-') && !next.startsWith('--')) {
+      joined.push(`${args[i]}=${next}`);
+      i += 1;
+    } else {
+      joined.push(args[i]);
+    }
+  }
+  return joined;
 }
 
 /** A plain decimal integer in [min, max]: no sign, no exponent, no hex, no blanks (unlike `Number()`). */

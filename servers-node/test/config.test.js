@@ -81,6 +81,21 @@ test('bad values are ConfigErrors', () => {
   }
 });
 
+test('a bad value is worded as in every twin, a negative number included', () => {
+  const message = (args, env = {}) => {
+    try {
+      parseConfig(args, env);
+    } catch (error) {
+      return error.message;
+    }
+    return assert.fail(`no error for ${args.join(' ')}`);
+  };
+  assert.equal(message(['--port', '-1']), "--port: '-1' is not a number");
+  assert.equal(message(['--port', 'abc']), "--port: 'abc' is not a number");
+  assert.equal(message(['--port', '70000']), '--port: 70000 is out of range (0..65535)');
+  assert.equal(message([], { PORT: 'abc' }), "PORT: 'abc' is not a number");
+});
+
 test('a bad flag exits 2 with one line on stderr and no stack trace', () => {
   // `--port -1` and `--host --port 1`: util.parseArgs calls the value ambiguous, in a message of three lines.
   const cases = [

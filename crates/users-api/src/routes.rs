@@ -110,9 +110,9 @@ async fn create_user(State(state): State<AppState>, request: Request) -> Result<
         .store
         .insert(new_user, |user| (user.id, json_response(StatusCode::CREATED, user)))
         .map_err(|StoreFull| {
-            say_store_full(state.store.max_users());
-            ApiError::StoreFull
-        })?;
+        say_store_full(state.store.max_users());
+        ApiError::StoreFull
+    })?;
     let location = HeaderValue::try_from(format!("/users/{id}")).map_err(|_| ApiError::Internal)?;
     response.headers_mut().insert(header::LOCATION, location);
     Ok(response)

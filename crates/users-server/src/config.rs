@@ -19,16 +19,16 @@ struct Flags {
     host: String,
 
     /// Port to bind, 0..65535 (0: any free port).
-    #[arg(long, env = "PORT", default_value_t = 3000)]
-    port: u16,
+    #[arg(long, env = "PORT", default_value_t = 3000, allow_hyphen_values = true, value_parser = number(0, 65_535))]
+    port: u64,
 
     /// Tokio worker threads, 1..1024 [default: available cores].
-    #[arg(long, env = "WORKERS", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    workers: Option<u16>,
+    #[arg(long, env = "WORKERS", allow_hyphen_values = true, value_parser = number(1, 1024))]
+    workers: Option<u64>,
 
     /// Store capacity, seed included, 10000..16777216.
-    #[arg(long, env = "MAX_USERS", default_value_t = 1_000_000,
-          value_parser = clap::value_parser!(u64).range(10_000..=16_777_216))]
+    #[arg(long, env = "MAX_USERS", default_value_t = 1_000_000, allow_hyphen_values = true,
+          value_parser = number(10_000, 16_777_216))]
     max_users: u64,
 
     /// Log one line per request on stderr: `2026-11-30T19:00:00.123Z GET /users/500 200 0.123ms` (RUST_LOG, when
@@ -37,17 +37,18 @@ struct Flags {
     log: bool,
 
     /// Time limit for a request head, in milliseconds (for tests).
-    #[arg(long, env = "HEADER_TIMEOUT_MS", default_value_t = 10_000, hide = true,
-          value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "HEADER_TIMEOUT_MS", default_value_t = 10_000, hide = true, allow_hyphen_values = true,
+          value_parser = number(1, u64::MAX))]
     header_timeout_ms: u64,
 
     /// Time limit for a request body after its head, in milliseconds (for tests).
-    #[arg(long, env = "BODY_TIMEOUT_MS", default_value_t = 10_000, hide = true,
-          value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, env = "BODY_TIMEOUT_MS", default_value_t = 10_000, hide = true, allow_hyphen_values = true,
+          value_parser = number(1, u64::MAX))]
     body_timeout_ms: u64,
 
     /// How long shutdown waits for in-flight requests, in milliseconds (for tests).
-    #[arg(long, env = "SHUTDOWN_TIMEOUT_MS", default_value_t = 10_000, hide = true)]
+    #[arg(long, env = "SHUTDOWN_TIMEOUT_MS", default_value_t = 10_000, hide = true, allow_hyphen_values = true,
+          value_parser = number(0, u64::MAX))]
     shutdown_timeout_ms: u64,
 }
 
@@ -80,11 +81,16 @@ pub enum ConfigError {
 pub fn parse_config(args: &[String]) -> Result<Config, ConfigError> {
     let flags = Flags::try_parse_from(args).map_err(|error| match error.kind() {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ConfigError::Help(error),
+        ErrorKind::ValueValidation => ConfigError::Usage(bad_value(&error, args)),
         kind => ConfigError::Usage(one_line(&error.to_string(), kind, args)),
     })?;
-    let address = resolve(&flags.host, flags.port, args)?;
-    let workers =
-        flags.workers.map_or_else(|| std::thread::available_parallelism().map_or(1, |cores| cores.get()), usize::from);
+    // `number` has checked the ranges, so these conversions cannot fail.
+    let port = u16::try_from(flags.port).expect("--port is in 0..65535");
+    let address = resolve(&flags.host, port, args)?;
+    let workers = flags.workers.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |cores| cores.get()),
+        |n| usize::try_from(n).expect("--workers is in 1..1024"),
+    );
     Ok(Config {
         host: flags.host,
         address,
@@ -97,6 +103,37 @@ pub fn parse_config(args: &[String]) -> Result<Config, ConfigError> {
             shutdown_timeout: Duration::from_millis(flags.shutdown_timeout_ms),
         },
     })
+}
+
+/// The parser of a number flag, with the Node and Go servers' words for a value that is no number (`'abc' is not a
+/// number`, `-1` included: clap would take it for a flag unless told `allow_hyphen_values`) or out of range (`70000
+/// is out of range (0..65535)`). clap's own integer parser says `invalid digit found in string`.
+fn number(min: u64, max: u64) -> impl Fn(&str) -> Result<u64, String> + Clone + Send + Sync + 'static {
+    move |text: &str| {
+        let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+        match text.parse::<u64>() {
+            Ok(n) if (min..=max).contains(&n) => Ok(n),
+            Ok(_) => Err(format!("{text} is out of range ({min}..{max})")),
+            Err(_) if digits => Err(format!("{text} is out of range ({min}..{max})")),
+            Err(_) => Err(format!("'{text}' is not a number")),
+        }
+    }
+}
+
+/// A bad value as the Node and Go servers word it: where it came from (the flag, or its variable when the flag was
+/// not given), then why (`--port: 'abc' is not a number`, `PORT: 70000 is out of range (0..65535)`).
+fn bad_value(error: &clap::Error, args: &[String]) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let arg = match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(arg)) => arg.split(' ').next().unwrap_or_default().to_owned(),
+        _ => String::new(),
+    };
+    let why = std::error::Error::source(error).map_or_else(|| error.to_string(), ToString::to_string);
+    let variable = VARIABLES.iter().find(|(flag, _)| *flag == arg).map(|(_, variable)| *variable);
+    match variable {
+        Some(variable) if !on_command_line(args, &arg) => format!("{variable}: {why}"),
+        _ => format!("{arg}: {why}"),
+    }
 }
 
 /// clap's messages span several lines (a tip, the usage) and start with `error: `, which main.rs adds itself; the
@@ -179,7 +216,21 @@ mod tests {
     #[test]
     fn errors_are_one_line() {
         assert_eq!(usage(&["--nope"]), "unexpected argument '--nope' found (try --help)");
-        assert_eq!(usage(&["--port", "70000"]), "invalid value '70000' for '--port <PORT>': 70000 is not in 0..=65535");
+        assert!(matches!(parse(&["--help"]), Err(ConfigError::Help(_))));
+    }
+
+    /// A bad value in the Node and Go servers' words, the same in every twin.
+    #[test]
+    fn bad_values_are_worded_as_in_every_twin() {
+        assert_eq!(usage(&["--port", "70000"]), "--port: 70000 is out of range (0..65535)");
+        assert_eq!(usage(&["--port", "abc"]), "--port: 'abc' is not a number");
+        assert_eq!(usage(&["--port", "-1"]), "--port: '-1' is not a number");
+        assert_eq!(usage(&["--port", ""]), "--port: '' is not a number");
+        assert_eq!(usage(&["--workers", "0"]), "--workers: 0 is out of range (1..1024)");
+        assert_eq!(
+            usage(&["--max-users", "99999999999999999999999"]),
+            "--max-users: 99999999999999999999999 is out of range (10000..16777216)"
+        );
         assert!(matches!(parse(&["--help"]), Err(ConfigError::Help(_))));
     }
 }
