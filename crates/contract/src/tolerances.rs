@@ -353,13 +353,16 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "content-length-beyond-int63",
-        reason: "a Content-Length of 2^63 or more: Go's net/http refuses it with 400 before any handler runs (it parses the value as an int64); hyper and llhttp take the number, and the routes answer (a GET, closing the connection behind the unread body) or refuse the body as too large (413)",
+        reason: "a Content-Length of 2^63 or more: Go's net/http refuses it with 400 before any handler runs (it parses the value as an int64); hyper and llhttp take the number, and the routes answer (a GET, closing the connection behind the unread body) or refuse the body as too large (413). hyper keeps the two largest u64 values as its own markers for a chunked or close-delimited body, so it refuses 2^64-2 and 2^64-1 as too large (431)",
         matches: has_content_length_beyond_int63,
-        refusals: &[Step::Status(400), Step::Status(413), Step::Closed],
+        refusals: &[Step::Status(400), Step::Status(413), Step::Status(431), Step::Closed],
         served: true,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-beyond-int63"],
-        examples: &[],
+        examples: &[
+            // The fuzzer's seed 604, mutant 156193: hyper answers 431, llhttp routes it (405), Go's net/http 400.
+            b"OPTIONS /users/1 HTTP/1.1\r\ncontent-length: 18446744073709551614\r\nHost: 127.0.0.1\r\n\r\n",
+        ],
     },
     Tolerance {
         name: "chunk-data-off-its-size",
