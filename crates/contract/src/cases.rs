@@ -262,6 +262,22 @@ impl Case {
             Wire::Raw(bytes) => bytes.starts_with(b"HEAD "),
         }
     }
+
+    /// Whether it only reads: a GET or a HEAD (a raw case: its first request line), of any route but `/users`, the
+    /// route of POST (whose 405 names POST in `Allow`). A run that loads only GET scenarios asks a service for these
+    /// cases alone (RFC 9110 section 9.1: every general-purpose server supports GET and HEAD), not for the POST,
+    /// PUT or DELETE ones.
+    pub fn only_reads(&self) -> bool {
+        let (method, target) = match &self.send {
+            Wire::Request(r) => (r.method.as_bytes(), r.target.as_bytes()),
+            Wire::Raw(bytes) => {
+                let mut words = bytes.split(|&b| b == b' ');
+                (words.next().unwrap_or_default(), words.next().unwrap_or_default())
+            }
+        };
+        let path = target.split(|&b| b == b'?').next().unwrap_or_default();
+        (method == b"GET" || method == b"HEAD") && path != b"/users"
+    }
 }
 
 // ---- The file as serde reads it. ----
@@ -660,5 +676,26 @@ mod tests {
         }
         let distinct: HashSet<&str> = cases().iter().map(|c| c.rule_id.as_str()).collect();
         assert!(distinct.len() > 20 && distinct.len() < cases().len() / 2, "{} rule_ids", distinct.len());
+    }
+
+    #[test]
+    fn a_reading_case_is_a_get_or_a_head() {
+        let api: Vec<&Case> = cases().iter().filter(|c| c.level == Level::Api).collect();
+        let reading: Vec<&&Case> = api.iter().filter(|c| c.only_reads()).collect();
+        assert!(
+            reading.len() > 20 && reading.len() < api.len() / 2,
+            "{} of {} api cases read",
+            reading.len(),
+            api.len()
+        );
+        assert!(reading.iter().any(|c| c.is_head()), "HEAD is a read");
+        let method = |c: &Case| match &c.send {
+            Wire::Request(r) => r.method.clone(),
+            Wire::Raw(b) => String::from_utf8_lossy(b).split(' ').next().unwrap_or("").to_string(),
+        };
+        assert!(reading.iter().all(|c| ["GET", "HEAD"].contains(&method(c).as_str())));
+        assert!(api.iter().any(|c| method(c) == "POST" && !c.only_reads()));
+        let users_405 = api.iter().find(|c| c.name == "get-users-405").expect("the case exists");
+        assert!(!users_405.only_reads(), "GET /users is about the POST route");
     }
 }

@@ -93,7 +93,8 @@ pub struct RunArgs {
     /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
     #[arg(long)]
     pub post_max_users: Option<u64>,
-    /// Measure subjects that fail verification (the report marks them unverified).
+    /// Measure subjects that fail verification (the report marks them unverified). Without it, a --subject that fails
+    /// ends the run before anything is measured.
     #[arg(long)]
     pub allow_unverified: bool,
     /// The subject every ratio is taken against [default: the first built-in subject that implements the API].

@@ -61,18 +61,35 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         skipped: Vec::new(),
         record: Preflight { loader_limited_share_percent: LOADER_LIMITED_SHARE_PERCENT, ..Preflight::default() },
     };
-    for (i, spec) in plan.subjects.iter().enumerate() {
+    let mut records: Vec<Option<SubjectRecord>> = vec![None; plan.subjects.len()];
+    for i in verification_order(plan) {
+        let spec = &plan.subjects[i];
         if spec.implements_contract() {
-            (stage.say)(format!("verifying {} (contract level {})", spec.name, plan.level_for(spec)));
+            (stage.say)(format!(
+                "verifying {} (contract level {}{})",
+                spec.name,
+                plan.level_for(spec),
+                scope_words(plan, spec)
+            ));
         }
-        let measurable = verify_one(plan, stage, spec, &mut out);
-        out.measurable[i] = measurable;
+        let (record, measurable) = verify_one(plan, stage, spec, &mut out.skipped);
         // Said at once, not only in the report: a subject that will not be measured is the first thing to know.
-        let verification = &out.subjects.last().expect("verify_one records the subject").verification;
-        if let Some(line) = console::verdict_line(&spec.name, verification, measurable) {
+        if let Some(line) = console::verdict_line(&spec.name, &record.verification, measurable) {
             (stage.say)(line);
         }
+        if stops_the_run(spec, &record.verification, measurable) {
+            record.verification.failed_rules.iter().for_each(|line| (stage.say)(line.clone()));
+            return Err(anyhow::anyhow!(
+                "{} fails the contract, so the run stops before measuring anything: fix what the lines above name \
+                 (fairpair verify --level {} URL checks it alone), or give --allow-unverified to measure it anyway",
+                spec.name,
+                record.verification.level
+            ));
+        }
+        out.measurable[i] = measurable;
+        records[i] = Some(record);
     }
+    out.subjects = records.into_iter().flatten().collect();
     measure_capacities(plan, stage, &mut out);
     calibrate_store(plan, stage, &mut out);
     out.record.duration_s = started.elapsed().as_secs_f64();
@@ -135,11 +152,11 @@ fn calibrate_store(plan: &Plan, stage: &Stage, out: &mut Outcome) {
 /// Verifies one subject; returns whether it may be measured.
 /// A subject that does not start (it exits, or never answers 200) is left out like one that fails: loudly, the
 /// others measured, and `fairpair run` exits 1 at the end.
-fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, out: &mut Outcome) -> bool {
-    let level = plan.level_for(spec);
+fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, skipped: &mut Vec<String>) -> (SubjectRecord, bool) {
+    let (level, scope) = (plan.level_for(spec), plan.scope_for(spec));
     let start = |r: &contract::Requires| stage.runner.start(spec, r.max_users, r.header_timeout_ms);
-    let mut verification = verify::verify_subject(spec, level, &start).unwrap_or_else(|e| {
-        out.skipped.push(format!("{}: did not start ({e:#}), so it is not measured", spec.name));
+    let mut verification = verify::verify_subject(spec, level, scope, &start).unwrap_or_else(|e| {
+        skipped.push(format!("{}: did not start ({e:#}), so it is not measured", spec.name));
         Verification {
             status: VerificationStatus::DidNotStart,
             level,
@@ -149,6 +166,8 @@ fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, out: &mut Outcome)
             failures: vec![format!("{e:#}")],
             measured_unverified: false,
             notes: vec![],
+            scope,
+            failed_rules: vec![],
         }
     });
     let mut measurable = verification.status != VerificationStatus::DidNotStart;
@@ -158,13 +177,13 @@ fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, out: &mut Outcome)
             verification.measured_unverified = true;
         } else {
             measurable = false;
-            out.skipped.push(format!(
+            skipped.push(format!(
                 "{}: fails {} contract cases (e.g. {first}), so it is not measured (use --allow-unverified to measure it anyway)",
                 spec.name, verification.failed
             ));
         }
     }
-    out.subjects.push(SubjectRecord {
+    let record = SubjectRecord {
         name: spec.name.clone(),
         kind: match spec.kind {
             Kind::Builtin { .. } => SubjectKind::Builtin,
@@ -175,8 +194,33 @@ fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, out: &mut Outcome)
         workers: spec.workers,
         get_only: spec.get_only,
         verification,
-    });
-    measurable
+    };
+    (record, measurable)
+}
+
+/// The order subjects are verified in: the user's own services first (a `--subject`), so that one which fails is
+/// known in seconds, before the built-in servers' longer verifications; then the plan's order.
+fn verification_order(plan: &Plan) -> Vec<usize> {
+    let (own, builtin): (Vec<usize>, Vec<usize>) =
+        (0..plan.subjects.len()).partition(|&i| !matches!(plan.subjects[i].kind, Kind::Builtin { .. }));
+    own.into_iter().chain(builtin).collect()
+}
+
+/// Whether a verification ends the run: a service of the user's that fails the contract, unless
+/// `--allow-unverified` measures it anyway (`measurable` is then true). Measuring the references for twenty minutes
+/// and then exiting 1 would cost the user a whole run to learn what verification knew at once. A built-in server
+/// that fails is left out and the others are measured, as is a service that did not start (its own message says
+/// why).
+fn stops_the_run(spec: &SubjectSpec, v: &Verification, measurable: bool) -> bool {
+    !measurable && v.status == VerificationStatus::Failed && !matches!(spec.kind, Kind::Builtin { .. })
+}
+
+/// `, GET and HEAD cases only` when a service is asked only the reading cases (`Plan::scope_for`).
+fn scope_words(plan: &Plan, spec: &SubjectSpec) -> &'static str {
+    match plan.scope_for(spec) {
+        crate::schema::CaseScope::Reads => ", GET and HEAD cases only: the run loads no POST",
+        crate::schema::CaseScope::Every => "",
+    }
 }
 
 /// A calibration run: the plan's closed-loop tool, a short warm-up, then the calibration's length.
@@ -269,6 +313,8 @@ mod tests {
             failures: vec!["post-name-empty: status: expected 400, got 201".into()],
             measured_unverified: false,
             notes: vec![],
+            scope: crate::schema::CaseScope::Every,
+            failed_rules: vec![],
         }
     }
 

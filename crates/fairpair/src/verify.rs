@@ -11,7 +11,7 @@ use anyhow::Result;
 use contract::{CaseResult, Level, Mismatch, Requires, Verdict};
 
 use crate::kinds::BuiltinSubject;
-use crate::schema::{Verification, VerificationStatus};
+use crate::schema::{CaseScope, Verification, VerificationStatus};
 use crate::subject::{Running, SubjectSpec};
 use crate::usage;
 
@@ -244,6 +244,7 @@ pub fn level_sentence(level: Level) -> &'static str {
 pub fn verify_subject(
     spec: &SubjectSpec,
     level: Level,
+    scope: CaseScope,
     start: &dyn Fn(&Requires) -> Result<Running>,
 ) -> Result<Verification> {
     if !spec.implements_contract() {
@@ -256,25 +257,33 @@ pub fn verify_subject(
             failures: vec![],
             measured_unverified: false,
             notes: vec![],
+            scope,
+            failed_rules: vec![],
         });
     }
+    let asked = |c: &contract::Case| c.level <= level && scope.asks(c);
     let server = start(&Requires::default())?;
-    let mut results = run_cases(server.addr, &Requires::default(), level);
+    let mut results = run_some(server.addr, &Requires::default(), OnSilence::GiveUp, asked, &mut |_, _| {});
     server.stop()?;
     // Only `full` cases require settings, so at `api` the other starts would run nothing.
     if spec.accepts_max_users() && level == Level::Full {
         // One more start per distinct set of settings the cases require (a full store; a short head limit), and
         // the "skipped" verdicts of the first pass replaced by the real ones.
         let mut distinct: Vec<&Requires> = Vec::new();
-        for case in contract::cases().iter().filter(|c| !c.requires.is_empty()) {
+        for case in contract::cases().iter().filter(|c| !c.requires.is_empty() && scope.asks(c)) {
             if !distinct.contains(&&case.requires) {
                 distinct.push(&case.requires);
             }
         }
         for settings in distinct {
             let server = start(settings)?;
-            let needing =
-                run_some(server.addr, settings, OnSilence::GiveUp, |c| c.requires == *settings, &mut |_, _| {});
+            let needing = run_some(
+                server.addr,
+                settings,
+                OnSilence::GiveUp,
+                |c| c.requires == *settings && asked(c),
+                &mut |_, _| {},
+            );
             server.stop()?;
             for n in needing {
                 if let Some(r) = results.iter_mut().find(|r| r.name == n.name) {
@@ -315,6 +324,8 @@ pub fn verify_subject(
         failures,
         measured_unverified: false,
         notes,
+        scope,
+        failed_rules: failed_rules(&results).iter().map(rule_line).collect(),
     })
 }
 

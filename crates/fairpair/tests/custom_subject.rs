@@ -2,8 +2,9 @@
 //! answers 200 on `/` and is no users API. Tiny durations, the ceiling as the only other subject. Needs wrk and
 //! python3 (CI has both); fails, rather than passes, without them.
 //!
-//! Without `--allow-unverified` the console says at once that it will not be measured, shows no progress for it,
-//! writes the report for the ceiling and exits 1. A subject measured with `--allow-unverified` (the Python users API
+//! Without `--allow-unverified` the console says at once that it fails, names the rules it fails, and the run stops
+//! with exit 1 before anything is measured. A run that loads only GET asks a service the GET and HEAD cases alone,
+//! so that a read-only service (`fixtures/api_only.py` with `get-only`) passes it. A subject measured with `--allow-unverified` (the Python users API
 //! of `fixtures/api_only.py`, asked for `--level full`) is marked UNVERIFIED in every table row and chart label.
 
 mod common;
@@ -11,17 +12,22 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use fairpair::schema::Benchmark;
+use fairpair::schema::{Benchmark, CaseScope, VerificationStatus};
 
 const BAD: &str = "bad=python3 -m http.server {port} --bind 127.0.0.1";
 
 fn run(out_dir: &Path, subject: &str, extra: &[&str]) -> Output {
+    run_with(out_dir, subject, "get", extra)
+}
+
+fn run_with(out_dir: &Path, subject: &str, scenarios: &str, extra: &[&str]) -> Output {
     common::require_wrk();
     common::sibling_binary("ceiling");
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .current_dir(&root)
-        .args(["run", "--subjects", "ceiling", "--subject", subject, "--scenarios", "get", "--connections", "4"])
+        .args(["run", "--subjects", "ceiling", "--subject", subject, "--scenarios", scenarios])
+        .args(["--connections", "4"])
         .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--memory-repeats", "1"])
         .args(["--memory-duration", "1", "--memory-connections", "4", "--open-loop-rates", "0", "--idle-wait", "0"])
         // The tests of this file run at once: each would see the others as a busy machine (and rerun its runs).
@@ -38,31 +44,50 @@ fn load(out_dir: &Path) -> Benchmark {
 }
 
 #[test]
-fn a_failing_subject_is_loud_and_the_others_are_measured() {
+fn a_failing_subject_stops_the_run_before_anything_is_measured() {
     let out_dir = common::temp_dir("custom-failing");
     let output = run(&out_dir, BAD, &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let lines: Vec<&str> = stderr.lines().collect();
+    // Verified first, with the GET and HEAD cases alone (the run loads only GET), and said at once.
+    let verifying = lines.iter().position(|l| l.contains("verifying bad (contract level api, GET and HEAD cases only"));
     let said = lines
         .iter()
         .position(|l| l.contains("bad: FAILED verification at level api") && l.contains("will NOT be measured"))
         .unwrap_or_else(|| panic!("no verdict line:\n{stderr}"));
-    let first_run = lines.iter().position(|l| l.contains("run 1/")).unwrap_or_else(|| panic!("no runs:\n{stderr}"));
-    assert!(said < first_run, "said before measuring:\n{stderr}");
-    // Progress for the ceiling's runs only: one load run and one memory run.
-    assert!(!lines.iter().any(|l| l.contains("bad get") || l.contains("memory bad")), "{stderr}");
-    assert!(lines.iter().any(|l| l.contains("run 1/1: ceiling get")), "{stderr}");
-    assert!(lines.last().unwrap().contains("NOT measured (did not start, or failed verification): bad"), "{stderr}");
+    assert!(verifying.is_some_and(|v| v < said), "{stderr}");
+    // The failed rules as `fairpair verify` prints them, then the one line that ends the run.
+    assert!(lines.iter().any(|l| l.contains("FAIL  get-health") || l.contains("FAIL  get-user")), "{stderr}");
+    let last = lines.last().unwrap();
+    assert!(last.contains("bad fails the contract, so the run stops before measuring anything"), "{stderr}");
+    assert!(last.contains("--allow-unverified"), "{stderr}");
+    // Nothing measured: no calibration, no run, no results file.
+    assert!(!stderr.contains("preflight: loader capacity") && !stderr.contains("run 1/"), "{stderr}");
+    assert!(!out_dir.join("benchmark.json").exists());
+}
+
+#[test]
+fn a_get_only_service_passes_the_verification_of_a_get_only_run() {
+    let out_dir = common::temp_dir("custom-get-only");
+    let subject = "svc=python3 crates/fairpair/tests/fixtures/api_only.py {port} get-only";
+    let output = run(&out_dir, subject, &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
     let bench = load(&out_dir);
-    assert_eq!(bench.unmeasured_subjects(), ["bad"]);
-    assert_eq!(bench.runs.iter().filter(|r| r.subject == "ceiling").count(), 1);
-    assert!(bench.runs.iter().all(|r| r.subject != "bad") && bench.memory.iter().all(|m| m.subject != "bad"));
-    let bad = bench.subjects.iter().find(|s| s.name == "bad").unwrap();
-    assert_eq!(bad.verification.level, contract::Level::Api);
-    // The recorded command can be pasted back: the subject's command is one quoted word.
+    let v = &bench.subjects.iter().find(|s| s.name == "svc").unwrap().verification;
+    assert_eq!((v.status, v.scope), (VerificationStatus::Passed, CaseScope::Reads), "{v:?}");
+    assert!(v.passed > 20 && v.failed == 0, "{v:?}");
+    assert!(bench.runs.iter().any(|r| r.subject == "svc" && r.requests > 0));
     let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
-    assert!(md.contains("--subject 'bad=python3 -m http.server {port} --bind 127.0.0.1' --scenarios get"), "{md}");
+    assert!(md.contains("its GET and HEAD cases only (the run loads no POST)"), "{md}");
+    // A run that loads POST asks it every case, and it has no POST route: the run stops at verification.
+    let out_dir = common::temp_dir("custom-get-only-post");
+    let output = run_with(&out_dir, subject, "get,post", &["--post-max-users", "20000"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("FAIL  post-"), "{stderr}");
+    assert!(stderr.lines().last().unwrap().contains("svc fails the contract"), "{stderr}");
 }
 
 #[test]

@@ -204,6 +204,17 @@ impl Plan {
         })
     }
 
+    /// Which of the level's cases a subject is asked: a service of the user's in a run that loads only GET is asked
+    /// the GET and HEAD cases alone, since nothing in the run will POST to it; the built-in servers implement the
+    /// whole contract and are asked all of it.
+    pub fn scope_for(&self, spec: &SubjectSpec) -> crate::schema::CaseScope {
+        let only_get = self.scenarios.iter().all(Scenario::is_get);
+        match spec.kind {
+            Kind::Custom { .. } | Kind::External { .. } if only_get => crate::schema::CaseScope::Reads,
+            _ => crate::schema::CaseScope::Every,
+        }
+    }
+
     /// How a subject is started: on the server CPUs when pinning, with this store size.
     pub fn start_options(&self, max_users: Option<u64>) -> StartOptions<'_> {
         StartOptions {

@@ -301,6 +301,36 @@ pub struct Verification {
     /// What was tolerated and why (e.g. read-backs across Node cluster workers, which have a store each).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Which of the level's cases were asked: every one, or (a service in a run that loads only GET) the GET and
+    /// HEAD ones. Absent in older files, which asked every case.
+    #[serde(default, skip_serializing_if = "CaseScope::is_every")]
+    pub scope: CaseScope,
+    /// One line per contract rule some cases failed (`FAIL  post-json: 3 of 30 cases (…): …`), as `fairpair verify`
+    /// prints them. Absent when none failed, and in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_rules: Vec<String>,
+}
+
+/// Which of a level's cases a verification asks (`contract::Case::only_reads`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaseScope {
+    /// Every case of the level.
+    #[default]
+    Every,
+    /// The GET and HEAD cases alone: the run loads only GET scenarios, so a service need not take a POST.
+    Reads,
+}
+
+impl CaseScope {
+    pub fn is_every(&self) -> bool {
+        *self == CaseScope::Every
+    }
+
+    /// Whether a case is asked in this scope.
+    pub fn asks(self, case: &contract::Case) -> bool {
+        self == CaseScope::Every || case.only_reads()
+    }
 }
 
 /// The outcome of verifying a subject against the contract (written `passed`, `failed`, `not-applicable`,

@@ -3,7 +3,7 @@
 
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::format::cpu_list;
-use crate::schema::{Benchmark, CapacityBasis, SubjectKind, VerificationStatus};
+use crate::schema::{Benchmark, CapacityBasis, CaseScope, SubjectKind, VerificationStatus};
 use crate::summary::cell_capacity;
 use crate::text::{count, thousands};
 
@@ -325,8 +325,12 @@ pub(crate) fn subjects_section(doc: &mut Document, b: &Benchmark) {
             VerificationStatus::NotApplicable => "not applicable (fixed-response baseline, GET only)".into(),
             VerificationStatus::DidNotStart => "did not start: not measured".into(),
         };
+        let scope = match v.scope {
+            CaseScope::Reads => "; its GET and HEAD cases only (the run loads no POST)",
+            CaseScope::Every => "",
+        };
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
-        t.row(vec![sub.name.clone(), format!("`{}`", sub.command), format!("{contract}{notes}")]);
+        t.row(vec![sub.name.clone(), format!("`{}`", sub.command), format!("{contract}{scope}{notes}")]);
     }
     doc.push(Block::Table(t));
 }
