@@ -25,16 +25,16 @@ pub struct RunArgs {
     #[arg(long = "scenario", value_name = "NAME=METHOD:PATH[:BODY_FILE][:STATUS]")]
     pub custom_scenarios: Vec<String>,
     /// Connection counts, comma-separated [default: 50,300].
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_parser = whole::<u32>, value_delimiter = ',')]
     pub connections: Option<Vec<u32>>,
     /// Seconds per measured run [default: 15; --quick: 2].
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u64>)]
     pub duration: Option<u64>,
     /// Seconds of discarded warm-up load before each measured run [default: 5; --quick: 1].
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u64>)]
     pub warmup: Option<u64>,
     /// Measured runs per subject and cell [default: 3; --quick: 1].
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u32>)]
     pub repeats: Option<u32>,
     /// Short runs, one repeat: a smoke test of the whole pipeline in under two minutes.
     #[arg(long)]
@@ -60,7 +60,7 @@ pub struct RunArgs {
     pub out: PathBuf,
     /// Instead of the capacity search, open-loop runs at these fractions of the slowest subject's GET throughput,
     /// comma-separated (e.g. 0.5,0.8); 0: no open-loop runs at all.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_parser = non_negative, value_delimiter = ',')]
     pub open_loop_rates: Option<Vec<f64>>,
     /// The latency objective of the capacity search, PERCENTILE=DURATION with p50, p90, p99 or p99.9 (repeatable, or
     /// comma-separated; all must hold) [default: p99=10ms]. Given, it runs the search even with --open-loop-rates.
@@ -68,30 +68,30 @@ pub struct RunArgs {
     pub slo: Vec<String>,
     /// The capacity search stops bisecting when the failing rate is within this many percent above the passing one
     /// [default: 5; --quick: 25].
-    #[arg(long, value_name = "PERCENT")]
+    #[arg(long, value_parser = non_negative, value_name = "PERCENT")]
     pub capacity_resolution: Option<f64>,
     /// Seconds of each step of the capacity search [default: 4; --quick: 1].
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u64>)]
     pub capacity_step: Option<u64>,
     /// Only the capacity search (and verification): no closed-loop or memory runs; each search's upper bound comes
     /// from a short closed-loop probe. For sizing a service of your own (--subject NAME=URL or a command).
     #[arg(long)]
     pub capacity_only: bool,
     /// Seconds per open-loop run [default: 10; --quick: 2].
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u64>)]
     pub open_loop_duration: Option<u64>,
     /// Memory runs per subject (fresh process each) [default: 3; --quick: 1]; 0 disables the phase.
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u32>)]
     pub memory_repeats: Option<u32>,
     /// Seconds of the GET load between the idle and the after-load memory samples [default: 10; --quick: 2].
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u64>)]
     pub memory_duration: Option<u64>,
     /// Connections of the memory phase's load.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, value_parser = whole::<u32>, default_value_t = 300)]
     pub memory_connections: u32,
     /// --max-users of the servers in POST runs, instead of sizing it in preflight from a measured POST rate
     /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
-    #[arg(long)]
+    #[arg(long, value_parser = whole::<u64>)]
     pub post_max_users: Option<u64>,
     /// Measure subjects that fail verification (the report marks them unverified). Without it, a --subject that fails
     /// ends the run before anything is measured.
@@ -126,13 +126,13 @@ pub struct RunArgs {
     #[arg(long, default_value = "/")]
     pub ready_path: String,
     /// Seconds a subject may take to print its start-up line and answer its first 200.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, value_parser = whole::<u64>, default_value_t = 15)]
     pub start_timeout: u64,
     /// Most seconds to wait before each run for the machine to be idle [default: 3; --quick: 0.5].
-    #[arg(long)]
+    #[arg(long, value_parser = non_negative)]
     pub idle_wait: Option<f64>,
     /// The machine counts as idle when other processes use less than this percentage of all its CPUs.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, value_parser = non_negative, default_value_t = 10.0)]
     pub idle_threshold: f64,
     /// Print the plan and its time estimate, and exit without running anything.
     #[arg(long)]
@@ -148,4 +148,24 @@ pub struct RunArgs {
     /// With --server-host: an ssh configuration file, passed as `ssh -F FILE` [default: ssh's own].
     #[arg(long, value_name = "FILE", requires = "server_host")]
     pub ssh_config: Option<PathBuf>,
+}
+
+/// A whole-number flag (a count, or seconds), worded as the servers word a bad number: clap's own "invalid digit
+/// found in string" names Rust's parser, not the problem. With negative numbers read as values (see `main.rs`),
+/// `--duration -1` is a value below 0, not an unknown flag.
+fn whole<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    text.parse().map_err(|_| {
+        let negative = text.strip_prefix('-').is_some_and(|rest| rest.parse::<T>().is_ok());
+        if negative { "below 0: it is a whole number, 0 or more".into() } else { "not a whole number".into() }
+    })
+}
+
+/// A flag's number that may have a fraction (a rate, a percentage, seconds), 0 or more: a negative rate would
+/// otherwise be dropped from the list without a word.
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => Ok(n),
+        Ok(_) => Err("below 0 or not finite: it is a number, 0 or more".into()),
+        Err(_) => Err("not a number".into()),
+    }
 }

@@ -50,6 +50,9 @@ enum Cmd {
         level: contract::Level,
     },
     /// Verify and measure the subjects; write benchmark.json, report.md and the charts.
+    // A negative number after a flag is that flag's value, refused with a reason (`--duration -1`: below 0), not
+    // an unknown flag `-1`.
+    #[command(allow_negative_numbers = true)]
     Run(Box<RunArgs>),
     /// Write report.md and the charts from a benchmark.json, or compare two of them (--compare).
     Report {

@@ -33,6 +33,12 @@ fn bad_input_is_one_line_and_status_2() {
     assert_usage_error(&["run", "--subjects", "ceiling", "--tool", "nope"], "invalid value 'nope' for '--tool");
     assert_usage_error(&["run", "--subjects", "ceiling", "--connections", "0"], "--connections");
     assert_usage_error(&["run", "--subjects", "ceiling", "--connections", "many"], "invalid value 'many'");
+    // A bad number says what is wrong with it, in words, as the servers do; a negative one is a value, not a flag.
+    assert_usage_error(&["run", "--duration", "-1"], "invalid value '-1' for '--duration <DURATION>': below 0");
+    assert_usage_error(&["run", "--duration", "abc"], "'--duration <DURATION>': not a whole number");
+    assert_usage_error(&["run", "--repeats", "1.5"], "'--repeats <REPEATS>': not a whole number");
+    assert_usage_error(&["run", "--open-loop-rates", "100,-5"], "invalid value '-5' for '--open-loop-rates");
+    assert_usage_error(&["run", "--idle-wait", "soon"], "'--idle-wait <IDLE_WAIT>': not a number");
     assert_usage_error(&["run", "--subjects", "ceiling", "--server-cpus", "0-"], "--server-cpus");
     assert_usage_error(
         &["run", "--subjects", "rust", "--users-server", "/no/such/users-server"],
