@@ -39,7 +39,7 @@ build_servers() {
   cargo build --release --quiet -p users-server
 }
 
-# start_server KIND [FLAGS…]: starts rust, node or node-cluster on a free port of 127.0.0.1, waits for its
+# start_server KIND [FLAGS…]: starts rust, node, node-cluster or go (built by scripts/build-go) on a free port of 127.0.0.1, waits for its
 # start-up line, and sets SERVER_PID and SERVER_PORT. The server's output goes to $SERVER_LOG.
 start_server() {
   local kind=$1
@@ -50,7 +50,8 @@ start_server() {
     rust) "$ROOT/target/release/users-server" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
     node) "$NODE" "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
     node-cluster) "$NODE" "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 --workers "$(nproc)" "$@" >"$SERVER_LOG" 2>&1 & ;;
-    *) echo "unknown server kind: $kind (rust, node or node-cluster)" >&2; return 2 ;;
+    go) "${CARGO_TARGET_DIR:-$ROOT/target}/go/users-server-go" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
+    *) echo "unknown server kind: $kind (rust, node, node-cluster or go)" >&2; return 2 ;;
   esac
   SERVER_PID=$!
   local line=""
