@@ -118,7 +118,7 @@ fn every_result() -> Vec<PathBuf> {
 }
 
 /// The words a summary cell may use to say how far to trust its ratio; one of them in every cell.
-const TRUST: [&str; 7] = [
+const TRUST: [&str; 9] = [
     "(beyond the noise)",
     "(within the noise)",
     "(a lower bound: ",
@@ -126,6 +126,8 @@ const TRUST: [&str; 7] = [
     "(both held by the loader)",
     "left out: ",
     "(one run: noise not measured)",
+    " says nothing)",
+    "(cold: --quick steps have no warm-up)",
 ];
 
 #[test]
@@ -200,10 +202,24 @@ fn the_summary_gives_the_capacity_in_the_row_of_its_search_bounds_as_bounds() {
     set(&mut bench, confirmed);
     let capacity = bench.capacity.as_mut().unwrap();
     capacity.searches.iter_mut().find(|s| s.subject == "node" && s.scenario == "post").unwrap().bound = true;
-    assert_eq!(column(&bench, "post, 50 connections"), "≥ 0.55× (a lower bound: node's capacity is a bound)");
+    // At least 0.55× allows node slower or faster: a bound that says nothing is no ratio (it read "≥ 0.55×").
+    assert_eq!(
+        column(&bench, "post, 50 connections"),
+        "no ratio (node's capacity is a bound, and a lower bound under 1× says nothing)"
+    );
     let capacity = bench.capacity.as_mut().unwrap();
     capacity.searches.iter_mut().find(|s| s.subject == "rust" && s.scenario == "post").unwrap().bound = true;
     assert_eq!(column(&bench, "post, 50 connections"), "no ratio (both capacities are bounds)");
+    // rust's alone a bound: node is at most 0.55× of it, which does say node is slower.
+    let capacity = bench.capacity.as_mut().unwrap();
+    capacity.searches.iter_mut().find(|s| s.subject == "node" && s.scenario == "post").unwrap().bound = false;
+    assert_eq!(column(&bench, "post, 50 connections"), "≤ 0.55× (an upper bound: rust's capacity is a bound)");
+    // Steps with no warm-up (--quick) measure a JIT cold: no ratio, here or in the exports (it read "0.55×").
+    bench.capacity.as_mut().unwrap().settings.warmup_s = 0;
+    assert_eq!(column(&bench, "post, 50 connections"), "no ratio (cold: --quick steps have no warm-up)");
+    assert_eq!(column(&bench, "get, 50 connections"), "no ratio (cold: --quick steps have no warm-up)");
+    let (md, _) = report::render(&bench);
+    assert!(md.contains("## Capacity"), "the Capacity section keeps the steps:\n{md}");
     // A run without the search has no capacity column.
     bench.capacity = None;
     assert!(!report::verdict_lines(&bench).iter().any(|l| l.contains("capacity")));

@@ -242,7 +242,9 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
             push(Metric::CpuPerRequest, cpu);
         }
     }
-    for c in b.capacity.iter() {
+    // A cold capacity (steps with no warm-up, `--quick`) is no headline figure: a JIT is measured before it warms.
+    // It stays in the report's Capacity section, with its steps.
+    for c in b.capacity.iter().filter(|c| !c.settings.cold()) {
         for s in &c.searches {
             let Some(rps) = s.capacity() else { continue };
             // One search, one sample: no range is claimed that the search did not measure (nothing above a bound
@@ -373,5 +375,13 @@ mod tests {
         b.capacity.as_mut().unwrap().searches[1].upper_rps = 16_000.0;
         assert_eq!(capacity(&b, "mine").limit, Some(Limit::LoaderLimited));
         assert_eq!(capacity(&b, "rust").limit, None);
+    }
+
+    #[test]
+    fn a_cold_capacity_is_no_headline_figure() {
+        let mut b = with_capacities();
+        b.capacity.as_mut().unwrap().settings.warmup_s = 0;
+        assert!(figures(&b).iter().all(|f| f.metric != Metric::Capacity));
+        assert!(!export(&b, Format::Csv).contains(",capacity,"));
     }
 }

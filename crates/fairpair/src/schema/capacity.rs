@@ -105,6 +105,13 @@ pub struct SearchSettings {
     pub max_steps: usize,
 }
 
+impl SearchSettings {
+    /// Whether the steps had no warm-up (`--quick`): their figures are of a cold server, a JIT's before it warms.
+    pub fn cold(&self) -> bool {
+        self.warmup_s == 0
+    }
+}
+
 fn sixteen() -> usize {
     16
 }

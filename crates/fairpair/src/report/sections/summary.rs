@@ -91,6 +91,12 @@ pub enum Trust {
     BothBounds,
     /// A capacity the search gave at its cap of steps, unconfirmed (whose, named): the ratio is no figure to quote.
     Unconfirmed(String),
+    /// A bound on the side that says nothing: a lower bound under 1×, or an upper bound over 1× (`why` names whose
+    /// figure is a bound). "At least 0.93×" allows anything from slower to faster, so no ratio is given.
+    NoInformation(String),
+    /// Capacities from steps with no warm-up (`--quick`): a JIT-compiled server is measured cold, and its ratio to
+    /// a compiled one would be the warm-up's, not the server's. The Capacity section keeps the steps.
+    Cold,
     /// Every run of a side was left out (its reason, shortened).
     LeftOut(String),
     NotMeasured,
@@ -120,6 +126,15 @@ impl Answer {
             Trust::BothHeld => "no ratio (both held by the loader)".into(),
             Trust::BothBounds => "no ratio (both capacities are bounds)".into(),
             Trust::Unconfirmed(who) => format!("{r}× ({who} unconfirmed: the search reached its cap of steps)"),
+            Trust::NoInformation(why) => {
+                let side = if self.ratio.is_some_and(|x| x < 1.0) {
+                    "a lower bound under 1×"
+                } else {
+                    "an upper bound over 1×"
+                };
+                format!("no ratio ({why}, and {side} says nothing)")
+            }
+            Trust::Cold => "no ratio (cold: --quick steps have no warm-up)".into(),
             Trust::LeftOut(reason) => format!("left out: {reason}"),
             Trust::NotMeasured => "not measured".into(),
         }
@@ -228,8 +243,8 @@ fn cell_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns: u3
     let trust = match Bound::of(sa, sb, h.higher_is_better()) {
         _ if !h.loader_distorts() => noise(fa, fb),
         Bound::Exact => noise(fa, fb),
-        Bound::AtLeast => Trust::Bound { at_least: true, why: why() },
-        Bound::AtMost => Trust::Bound { at_least: false, why: why() },
+        Bound::AtLeast => informative(r, true, why()),
+        Bound::AtMost => informative(r, false, why()),
         Bound::Unknown => Trust::BothHeld,
     };
     Answer { ratio: r, trust }
@@ -245,6 +260,9 @@ fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns
     let Some(c) = b.capacity.as_ref().filter(|c| c.settings.connections == conns) else {
         return none(Trust::OtherCell);
     };
+    if c.settings.cold() {
+        return none(Trust::Cold);
+    }
     let find = |name: &str| c.searches.iter().find(|s| s.subject == name && s.scenario == scenario);
     let (Some(sa), Some(sb)) = (find(other), find(base)) else { return none(Trust::NotMeasured) };
     let (x, y) = match (sa.capacity(), sb.capacity()) {
@@ -264,13 +282,19 @@ fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns
     let unconfirmed: Vec<&str> = [sa, sb].into_iter().filter(|s| s.unconfirmed()).map(|s| s.subject.as_str()).collect();
     let trust = match (sa.bound, sb.bound) {
         (true, true) => Trust::BothBounds,
-        (true, false) => Trust::Bound { at_least: true, why: format!("{other}'s capacity is a bound") },
-        (false, true) => Trust::Bound { at_least: false, why: format!("{base}'s capacity is a bound") },
+        (true, false) => informative(ratio(x, y), true, format!("{other}'s capacity is a bound")),
+        (false, true) => informative(ratio(x, y), false, format!("{base}'s capacity is a bound")),
         _ if !unconfirmed.is_empty() => Trust::Unconfirmed(unconfirmed.join(" and ")),
         _ if x.max(y) / x.min(y) <= 1.0 + c.settings.resolution_percent / 100.0 => Trust::WithinResolution,
         _ => Trust::OneSearch,
     };
     Answer { ratio: ratio(x, y), trust }
+}
+
+/// A bound, or no ratio where the bound allows either answer: at least something under 1×, at most something over.
+fn informative(ratio: Option<f64>, at_least: bool, why: String) -> Trust {
+    let says_nothing = ratio.is_some_and(|r| if at_least { r < 1.0 } else { r > 1.0 });
+    if says_nothing { Trust::NoInformation(why) } else { Trust::Bound { at_least, why } }
 }
 
 fn noise(a: &Stat, b: &Stat) -> Trust {
@@ -401,14 +425,20 @@ fn held_by_loader(b: &Benchmark) -> Vec<String> {
     for subject in &b.subjects {
         let held: Vec<&Summary> =
             b.summaries.iter().filter(|s| s.subject == subject.name && loader_limit(s).is_some()).collect();
-        let Some(top) = held.iter().map(|s| s.requests_per_sec.median).reduce(f64::max) else { continue };
+        if held.is_empty() {
+            continue;
+        }
         let kind = if held.iter().any(|s| s.loader_limited) { "loader-limited" } else { "loader-bound" };
-        let cells: Vec<String> = held.iter().map(|s| format!("{} {}", s.scenario, s.connections)).collect();
+        // Each cell with its own median: one figure for all of them (the highest) was quoted beside cells that
+        // measured far less.
+        let cells: Vec<String> = held
+            .iter()
+            .map(|s| format!("{} {} ({}/s)", s.scenario, s.connections, thousands(s.requests_per_sec.median)))
+            .collect();
         out.push(format!(
-            "{} is {kind} at {}: figures near {} requests/s are the loader's, not the server's (bounds, not ratios).",
+            "{} is {kind} at {}: those figures are the loader's, not the server's (bounds, not ratios).",
             subject.name,
-            cells.join(", "),
-            thousands(top)
+            cells.join(", ")
         ));
     }
     out
