@@ -295,3 +295,39 @@ fn no_sizing_is_drawn_from_steps_without_a_warm_up() {
     let (md, _) = report::render(&bench);
     assert!(md.contains("Steps without a warm-up") && !md.contains("would take"), "{md}");
 }
+
+#[test]
+fn a_repeat_that_failed_is_said_so_not_called_not_repeated() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    let searches = &mut bench.capacity.as_mut().unwrap().searches;
+    let rust = searches.iter_mut().find(|s| s.subject == "rust" && s.scenario == "post").unwrap();
+    let Outcome::Found { rps, .. } = rust.outcome else { panic!("{:?}", rust.outcome) };
+    rust.outcome = Outcome::Found { rps, spread_percent: 0.0, confirmed: false };
+    // No repeat that failed: "not repeated".
+    rust.steps.iter_mut().filter(|s| s.missed.is_some()).for_each(|s| s.repeat = false);
+    let (md, _) = report::render(&bench);
+    let row = |md: &str| md.lines().find(|l| l.starts_with("| rust | post |")).unwrap().to_string();
+    assert!(row(&md).contains("| not repeated |"), "{}", row(&md));
+    // The last step a repeat of the rate below it, which missed the objective (it read "not repeated").
+    let searches = &mut bench.capacity.as_mut().unwrap().searches;
+    let rust = searches.iter_mut().find(|s| s.subject == "rust" && s.scenario == "post").unwrap();
+    let last = rust.steps.last_mut().unwrap();
+    (last.repeat, last.missed) = (true, Some("p99 20.4 ms > 10 ms".into()));
+    let rate = fairpair::text::thousands(last.rate_asked);
+    let (md, _) = report::render(&bench);
+    assert!(row(&md).contains(&format!("| repeated at {rate}/s, failed (p99 20.4 ms > 10 ms) |")), "{}", row(&md));
+}
+
+#[test]
+fn a_capacity_above_the_closed_loop_throughput_is_explained_where_it_happens() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    let (md, _) = report::render(&bench);
+    assert!(!md.contains("is above its closed-loop throughput"), "no capacity there is above it:\n{md}");
+    // node's POST capacity, 766/s, above a closed loop held down to 400/s (as a 40 ms stall per answer would).
+    let searches = &mut bench.capacity.as_mut().unwrap().searches;
+    searches.iter_mut().find(|s| s.subject == "node" && s.scenario == "post").unwrap().upper_rps = 400.0;
+    let (md, _) = report::render(&bench);
+    assert!(md.contains("node's capacity on post (766/s) is above its closed-loop throughput (400/s, 50 connections)"));
+}

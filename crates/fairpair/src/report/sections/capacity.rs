@@ -53,6 +53,7 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
         res = s.resolution_percent,
     ));
     doc.push(Block::Table(table(b, c)));
+    doc.list(above_closed_loop(c));
     let busy = c.searches.iter().chain(&c.loader_limit).flat_map(|s| &s.steps).any(|s| !s.result.machine_idle);
     if busy {
         doc.push(Block::Note(
@@ -98,6 +99,47 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
     doc.push(Block::Table(steps_table(c)));
 }
 
+/// A sentence for each capacity above the closed-loop throughput its search started from, which a reader would
+/// otherwise take for an error: the two loops load a server differently.
+fn above_closed_loop(c: &CapacityRecord) -> Vec<String> {
+    c.searches
+        .iter()
+        .filter(|s| s.upper_from == "closed-loop")
+        .filter_map(|s| Some((s, s.capacity().filter(|&cap| cap > s.upper_rps)?)))
+        .map(|(s, cap)| {
+            format!(
+                "{}'s capacity on {} ({}/s) is above its closed-loop throughput ({}/s, {} connections): a closed loop \
+                 sends each connection's next request only once its answer is in, so a stall on every answer (Nagle's \
+                 algorithm with delayed ACK, a slow accept, a lock) holds all of them back, where an open loop's \
+                 arrivals are spread in time and do not wait on one another. The Diagnoses section says whether a \
+                 known stall matches.",
+                s.subject,
+                s.scenario,
+                thousands(cap),
+                thousands(s.upper_rps),
+                c.settings.connections
+            )
+        })
+        .collect()
+}
+
+/// The repeat's column: how far the two passing steps' latency moved, or, for an unconfirmed capacity, whether a
+/// repeat was tried and failed (a search whose repeat missed the objective was once labelled "not repeated").
+fn repeat_text(s: &Search) -> String {
+    match s.outcome {
+        Outcome::Found { spread_percent, confirmed: true, .. } => format!("{spread_percent:.0} %"),
+        Outcome::Found { .. } => match s.steps.iter().rev().find(|step| step.repeat && step.missed.is_some()) {
+            Some(step) => format!(
+                "repeated at {}/s, failed ({})",
+                thousands(step.rate_asked),
+                step.missed.as_deref().unwrap_or("missed the objective")
+            ),
+            None => "not repeated".into(),
+        },
+        _ => "—".into(),
+    }
+}
+
 fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
     let base = baseline(b);
     let ratio_title = format!("ratio to {}", base.unwrap_or("the baseline"));
@@ -119,11 +161,7 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
     let limit = c.loader_limit_rps();
     for s in &c.searches {
         let base_search = c.searches.iter().find(|o| Some(o.subject.as_str()) == base && o.scenario == s.scenario);
-        let spread = match s.outcome {
-            Outcome::Found { spread_percent, confirmed: true, .. } => format!("{spread_percent:.0} %"),
-            Outcome::Found { .. } => "not repeated".into(),
-            _ => "—".into(),
-        };
+        let spread = repeat_text(s);
         // A capacity above the limit means the loader held more against this subject than against the ceiling (a
         // POST, say, against a GET limit): no share above 100 % is printed as a figure.
         let share = match (s.capacity(), limit) {
@@ -150,6 +188,9 @@ fn ratio_to(a: &Search, b: &Search) -> String {
     match (a.capacity(), b.capacity()) {
         (Some(x), Some(y)) if y > 0.0 => match (a.bound, b.bound) {
             (false, false) => format!("{}×", ratio_text(x / y)),
+            // A bound that allows either answer (at least something under 1×, at most something over) is none.
+            (true, false) if x < y => "— (a lower bound under 1× says nothing)".into(),
+            (false, true) if x > y => "— (an upper bound over 1× says nothing)".into(),
             (true, false) => format!("≥ {}×", ratio_text(x / y)),
             (false, true) => format!("≤ {}×", ratio_text(x / y)),
             (true, true) => "— (both bounds)".into(),
