@@ -33,7 +33,7 @@ fn quoted_cells(summary: &str) -> Vec<(String, String, u32, String)> {
     for line in summary.lines() {
         let Some((subject, rest)) = line.trim_start_matches("- ").split_once(" is loader-") else { continue };
         let Some((_, cells)) = rest.split_once(" at ") else { continue };
-        let cells = cells.split(": those figures").next().unwrap_or("");
+        let cells = cells.split(": th").next().unwrap_or("");
         for cell in cells.split("), ") {
             let (place, figure) = cell.split_once(" (").expect("a cell and its figure");
             let (scenario, conns) = place.split_once(' ').expect("scenario and connections");

@@ -435,8 +435,9 @@ fn held_by_loader(b: &Benchmark) -> Vec<String> {
             .iter()
             .map(|s| format!("{} {} ({}/s)", s.scenario, s.connections, thousands(s.requests_per_sec.median)))
             .collect();
+        let those = if cells.len() == 1 { "that figure is" } else { "those figures are" };
         out.push(format!(
-            "{} is {kind} at {}: those figures are the loader's, not the server's (bounds, not ratios).",
+            "{} is {kind} at {}: {those} the loader's, not the server's (bounds, not ratios).",
             subject.name,
             cells.join(", ")
         ));
