@@ -137,7 +137,8 @@ impl Progress {
 }
 
 /// What the console says about a subject's verification; nothing for one the contract does not apply to.
-pub fn verdict_line(name: &str, v: &Verification, measurable: bool) -> Option<String> {
+/// `attached`: a running service fairpair did not start (`--subject NAME=URL`), which is never "started".
+pub fn verdict_line(name: &str, v: &Verification, measurable: bool, attached: bool) -> Option<String> {
     let first = v.failures.first().map(|f| format!(", e.g. {f}")).unwrap_or_default();
     match v.status {
         VerificationStatus::Passed => {
@@ -159,6 +160,9 @@ pub fn verdict_line(name: &str, v: &Verification, measurable: bool) -> Option<St
             v.level
         )),
         VerificationStatus::NotApplicable => None,
+        VerificationStatus::DidNotStart if attached => {
+            Some(format!("{name}: NOT READY ({}); it will NOT be measured", v.failures.join("; ")))
+        }
         VerificationStatus::DidNotStart => {
             Some(format!("{name}: DID NOT START ({}); it will NOT be measured", v.failures.join("; ")))
         }

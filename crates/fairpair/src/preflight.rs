@@ -74,7 +74,8 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         }
         let (record, measurable) = verify_one(plan, stage, spec, &mut out.skipped);
         // Said at once, not only in the report: a subject that will not be measured is the first thing to know.
-        if let Some(line) = console::verdict_line(&spec.name, &record.verification, measurable) {
+        let attached = matches!(spec.kind, Kind::External { .. });
+        if let Some(line) = console::verdict_line(&spec.name, &record.verification, measurable, attached) {
             (stage.say)(line);
         }
         if stops_the_run(spec, &record.verification, measurable) {
@@ -321,26 +322,35 @@ mod tests {
     #[test]
     fn the_console_says_which_subject_fails_and_that_it_is_not_measured() {
         let failed = verification(VerificationStatus::Failed, contract::Level::Api);
-        let line = console::verdict_line("mine", &failed, false).unwrap();
+        let line = console::verdict_line("mine", &failed, false, false).unwrap();
         assert!(
             line.starts_with("mine: FAILED verification at level api (2 of 42 cases, e.g. post-name-empty"),
             "{line}"
         );
         assert!(line.contains("will NOT be measured"), "{line}");
-        let line = console::verdict_line("mine", &failed, true).unwrap();
+        let line = console::verdict_line("mine", &failed, true, false).unwrap();
         assert!(line.contains("measured anyway") && line.contains("UNVERIFIED"), "{line}");
-        let passed =
-            console::verdict_line("rust", &verification(VerificationStatus::Passed, contract::Level::Full), true)
-                .unwrap();
+        let passed = console::verdict_line(
+            "rust",
+            &verification(VerificationStatus::Passed, contract::Level::Full),
+            true,
+            false,
+        )
+        .unwrap();
         assert_eq!(passed, "rust: verified at level full (40 cases passed)");
         assert_eq!(
             console::verdict_line(
                 "ceiling",
                 &verification(VerificationStatus::NotApplicable, contract::Level::Full),
-                true
+                true,
+                false
             ),
             None
         );
+        // A URL subject fairpair never started is not ready, not "did not start".
+        let not_ready = verification(VerificationStatus::DidNotStart, contract::Level::Api);
+        assert!(console::verdict_line("mine", &not_ready, false, true).unwrap().starts_with("mine: NOT READY ("));
+        assert!(console::verdict_line("mine", &not_ready, false, false).unwrap().starts_with("mine: DID NOT START ("));
     }
 
     use super::*;

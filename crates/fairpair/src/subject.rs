@@ -315,9 +315,21 @@ fn watch_stdout(child: &mut Child) -> mpsc::Receiver<String> {
 /// returns at once without a child.
 fn attach(spec: &SubjectSpec, url: &str, addr: SocketAddr, timeout: Duration) -> Result<Running> {
     let deadline = Instant::now() + timeout;
-    while status_of(addr, &spec.ready_path) != Some(200) {
+    loop {
+        let status = status_of(addr, &spec.ready_path);
+        if status == Some(200) {
+            break;
+        }
         if Instant::now() > deadline {
-            bail!("{}: {url} gave no 200 on GET {} within {timeout:?} (--ready-path)", spec.name, spec.ready_path);
+            // What it answered, since fairpair never starts a URL subject: a 404 on the default `/` is the usual
+            // cause, and "did not start" would send the reader looking for a crash.
+            let got = status.map_or("gave no answer".to_string(), |s| format!("answered {s}"));
+            bail!(
+                "{}: {url} {got} on GET {} for {timeout:?}, never 200: fairpair does not start a URL subject, it \
+                 waits for a 200 on --ready-path (give one the service answers 200 on)",
+                spec.name,
+                spec.ready_path
+            );
         }
         thread::sleep(Duration::from_millis(50));
     }

@@ -163,3 +163,35 @@ fn a_running_service_is_verified_and_loaded_with_cpu_and_memory_not_measured() {
     let addr = service.1.trim_start_matches("http://");
     assert!(std::net::TcpStream::connect(addr).is_ok());
 }
+
+#[test]
+fn a_url_subject_that_is_not_ready_is_named_so_and_is_never_the_baseline() {
+    use std::io::BufRead;
+    // A service that answers 404 everywhere, `/` included: http.server serving a folder that does not exist.
+    let missing = common::temp_dir("custom-not-ready-www").join("absent");
+    let mut child = Command::new("python3")
+        .args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory"])
+        .arg(&missing)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    // "Serving HTTP on 127.0.0.1 port 43211 (http://127.0.0.1:43211/) ..."
+    let port = line.split(" port ").nth(1).and_then(|r| r.split(' ').next()).expect("a port").to_string();
+    let service = Running(child, format!("http://127.0.0.1:{port}"));
+    let out_dir = common::temp_dir("custom-not-ready");
+    let output = run(&out_dir, &format!("mine={}", service.1), &["--allow-unverified", "--start-timeout", "2"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    // Never "started": what the ready path answered, and what fairpair waits for.
+    assert!(stderr.contains("mine: NOT READY (") && !stderr.contains("DID NOT START"), "{stderr}");
+    assert!(stderr.contains("answered 404 on GET / for 2s, never 200"), "{stderr}");
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    let summary = &md[..md.find("## Environment").unwrap()];
+    // Not the baseline of a run that never measured it (the summary said "No other subject … beside mine").
+    assert!(summary.contains("No subject that implements the API was measured (mine not: see Subjects)"), "{md}");
+    assert!(!md.contains("/ mine"), "no ratio column to an unmeasured subject:\n{md}");
+    assert!(md.contains("| mine | `http://127.0.0.1:") && md.contains("not ready (mine: http://"), "{md}");
+}

@@ -5,12 +5,22 @@
 use crate::schema::{Benchmark, SubjectKind, Summary};
 
 /// The subject every ratio is taken against: `--baseline`, else the first built-in subject that implements the API
-/// (rust by default), else the first that implements it. `None` when no subject implements it.
+/// (rust by default), else the first that implements it, of those measured. `None` when no subject that implements
+/// it was measured.
 pub fn baseline(b: &Benchmark) -> Option<&str> {
-    let api: Vec<&crate::schema::SubjectRecord> = b.subjects.iter().filter(|s| !s.get_only).collect();
+    // Only a subject with figures: one that did not start, or failed verification, has nothing to divide by.
+    let api: Vec<&crate::schema::SubjectRecord> =
+        b.subjects.iter().filter(|s| !s.get_only && measured(b, &s.name)).collect();
     let given = b.settings.baseline.as_deref().and_then(|n| api.iter().find(|s| s.name == n));
     let builtin = api.iter().find(|s| s.kind == SubjectKind::Builtin);
     given.or(builtin).or(api.first()).map(|s| s.name.as_str())
+}
+
+/// Whether a subject has any figure in `b`: a closed-loop run, a capacity search or a memory run.
+pub fn measured(b: &Benchmark, name: &str) -> bool {
+    b.runs.iter().any(|r| r.subject == name)
+        || b.memory.iter().any(|m| m.subject == name)
+        || b.capacity.iter().flat_map(|c| &c.searches).any(|s| s.subject == name)
 }
 
 /// `a / b` when both were measured and positive; `None` where a ratio would mean nothing (a subject with no

@@ -323,6 +323,9 @@ pub(crate) fn subjects_section(doc: &mut Document, b: &Benchmark) {
             }
             VerificationStatus::Failed => format!("failed {} cases at level {}: not measured", v.failed, v.level),
             VerificationStatus::NotApplicable => "not applicable (fixed-response baseline, GET only)".into(),
+            VerificationStatus::DidNotStart if sub.kind == SubjectKind::External => {
+                format!("not ready ({}): not measured", v.failures.join("; "))
+            }
             VerificationStatus::DidNotStart => "did not start: not measured".into(),
         };
         let scope = match v.scope {

@@ -163,6 +163,8 @@ pub struct Verdicts {
     pub memory: Vec<Row>,
     /// The few facts to know before quoting a figure, most important first.
     pub notes: Vec<String>,
+    /// The subjects that implement the API but were not measured (did not start, not ready, failed verification).
+    pub unmeasured: Vec<String>,
 }
 
 /// The summary of `b` (already [`crate::report::marked`]).
@@ -188,7 +190,14 @@ pub fn verdicts(b: &Benchmark, cells: &[(String, u32)]) -> Verdicts {
                 || searched.is_some_and(|c| c.searches.iter().any(|s| s.subject == *n))
         })
         .collect();
-    let mut v = Verdicts { line: run_line(b), notes: notes(b), headlines: Headline::of(b), ..Default::default() };
+    let unmeasured = b
+        .subjects
+        .iter()
+        .filter(|s| !s.get_only && !crate::report::ratios::measured(b, &s.name))
+        .map(|s| s.name.clone())
+        .collect();
+    let mut v =
+        Verdicts { line: run_line(b), notes: notes(b), headlines: Headline::of(b), unmeasured, ..Default::default() };
     let Some(base_name) = base.as_deref() else { return v };
     for other in &others {
         for (scenario, conns) in cells {
@@ -450,7 +459,15 @@ pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
     doc.heading(2, "Summary");
     doc.paragraph(v.line.clone());
     let Some(base) = &v.baseline else {
-        doc.paragraph("No subject implements the API: there is no baseline to compare with.");
+        doc.paragraph(if v.unmeasured.is_empty() {
+            "No subject implements the API: there is no baseline to compare with.".to_string()
+        } else {
+            format!(
+                "No subject that implements the API was measured ({} not: see Subjects), so there is no baseline to \
+                 compare with; the figures of what was measured are in the tables below.",
+                v.unmeasured.join(", ")
+            )
+        });
         doc.list(v.notes.clone());
         return;
     };
