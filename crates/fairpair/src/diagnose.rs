@@ -55,6 +55,11 @@ pub enum Diagnosis {
     /// Socket errors at the higher connection count only: connections refused or reset once there are enough of
     /// them, as a full listen backlog or an exhausted file-descriptor limit does.
     BacklogOrFdLimit { subject: String, low: CellFigures, high: CellFigures, listen_backlog: Option<u32> },
+    /// A service of the user's listening with a backlog below the connections it was loaded with and below the usual
+    /// 128 (Python's
+    /// `socketserver` asks for 5): connections that open at once beyond it wait for the kernel's SYN retries or are
+    /// refused, errors or not. The built-in servers ask for a backlog of their own choosing and are not diagnosed.
+    SmallBacklog { subject: String, listen_backlog: u32, connections: u32 },
 }
 
 impl Diagnosis {
@@ -63,7 +68,8 @@ impl Diagnosis {
         match self {
             Diagnosis::NagleDelayedAck { subject, .. }
             | Diagnosis::ConnectionOrWorkerLimit { subject, .. }
-            | Diagnosis::BacklogOrFdLimit { subject, .. } => subject,
+            | Diagnosis::BacklogOrFdLimit { subject, .. }
+            | Diagnosis::SmallBacklog { subject, .. } => subject,
         }
     }
 
@@ -73,6 +79,7 @@ impl Diagnosis {
             Diagnosis::NagleDelayedAck { .. } => "Nagle's algorithm with delayed ACK?",
             Diagnosis::ConnectionOrWorkerLimit { .. } => "a connection or worker limit?",
             Diagnosis::BacklogOrFdLimit { .. } => "a listen backlog or file-descriptor limit?",
+            Diagnosis::SmallBacklog { .. } => "a small listen backlog?",
         }
     }
 
@@ -137,6 +144,16 @@ impl Diagnosis {
                     high.connections
                 )
             }
+            Diagnosis::SmallBacklog { subject, listen_backlog, connections } => format!(
+                "**{subject}: {}** Its listening socket's backlog was {listen_backlog}, below the {connections} \
+                 connections it was loaded with. A load tool opens its connections at once: those beyond the backlog \
+                 wait for the kernel's SYN retries (a second or more) or are refused, which shows as slow first \
+                 requests, connect errors or a lower throughput at the higher count. Python's `socketserver` (and \
+                 so `http.server`) asks for 5 unless `request_queue_size` is set. To check: `ss -ltn` during a run \
+                 (Send-Q is the backlog), `nstat -az TcpExtListenOverflows` before and after; raise the backlog \
+                 passed to `listen` (the kernel caps it at `net.core.somaxconn`).",
+                self.title()
+            ),
         }
     }
 }
@@ -154,6 +171,9 @@ pub fn diagnose(b: &Benchmark) -> Vec<Diagnosis> {
         if !is_loopback(subject) {
             // A remote service's round trip is its own; 40 ms there proves nothing.
         } else if let Some(d) = nagle(b, name) {
+            out.push(d);
+        }
+        if let Some(d) = small_backlog(b, subject) {
             out.push(d);
         }
         for scenario in scenarios_of(b, name) {
@@ -178,6 +198,28 @@ pub fn diagnose(b: &Benchmark) -> Vec<Diagnosis> {
         }
     }
     out
+}
+
+/// The listen backlog most servers ask for, below which a user's service is told of its own.
+const USUAL_BACKLOG: u32 = 128;
+
+/// A service of the user's (a command or a URL) whose backlog, read in a run, is below the most connections it was
+/// loaded with.
+fn small_backlog(b: &Benchmark, subject: &SubjectRecord) -> Option<Diagnosis> {
+    if subject.kind == SubjectKind::Builtin {
+        return None;
+    }
+    let cells: Vec<&Summary> = b.summaries.iter().filter(|s| s.subject == subject.name).collect();
+    let connections = cells.iter().map(|s| s.connections).max()?;
+    let listen_backlog = cells.iter().filter_map(|s| s.listen_backlog).min()?;
+    // 128 was the kernel's cap (`net.core.somaxconn`) for decades and is what most servers ask for; a server that
+    // accepts promptly drains a queue that size under any connection count loaded here. Below it and below the
+    // connections, a burst of connects overflows the queue before the server can accept them.
+    (listen_backlog < connections.min(USUAL_BACKLOG)).then(|| Diagnosis::SmallBacklog {
+        subject: subject.name.clone(),
+        listen_backlog,
+        connections,
+    })
 }
 
 /// A subject started by the harness listens on 127.0.0.1; a running service given by URL is on loopback when the
@@ -312,6 +354,27 @@ mod tests {
     #[test]
     fn a_healthy_subject_gets_no_diagnosis() {
         assert_eq!(diagnose(&bench(&HEALTHY)), []);
+    }
+
+    #[test]
+    fn a_service_listening_with_a_backlog_of_5_under_300_connections_is_told_so() {
+        let mut b = bench(&HEALTHY);
+        b.subjects[1].kind = SubjectKind::Custom;
+        b.summaries.iter_mut().for_each(|s| s.listen_backlog = Some(5));
+        let found = diagnose(&b);
+        assert_eq!(
+            found,
+            [Diagnosis::SmallBacklog { subject: "alpha".into(), listen_backlog: 5, connections: 300 }],
+            "it used to show the backlog of 5 without a word"
+        );
+        let text = found[0].render();
+        assert!(text.contains("backlog was 5, below the 300 connections") && text.contains("request_queue_size"));
+        // A built-in server, or a backlog above the connections, is no diagnosis.
+        b.summaries.iter_mut().for_each(|s| s.listen_backlog = Some(4096));
+        assert_eq!(diagnose(&b), []);
+        b.subjects[1].kind = SubjectKind::Builtin;
+        b.summaries.iter_mut().for_each(|s| s.listen_backlog = Some(5));
+        assert_eq!(diagnose(&b), []);
     }
 
     #[test]
