@@ -124,18 +124,23 @@ impl Drop for Running {
     }
 }
 
-fn running_service() -> Running {
+/// Starts `python3 ARGS…` and returns it with the first line it printed (where it listens).
+fn python(args: &[&std::ffi::OsStr]) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/api_only.py");
     let mut child = Command::new("python3")
-        .arg(&script)
-        .arg("0")
+        .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("python3");
     let mut line = String::new();
     std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    (child, line)
+}
+
+fn running_service() -> Running {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/api_only.py");
+    let (child, line) = python(&[script.as_os_str(), "0".as_ref()]);
     let url = contract::StartupLine::parse(&line).expect("start-up line").url();
     Running(child, url)
 }
@@ -166,18 +171,12 @@ fn a_running_service_is_verified_and_loaded_with_cpu_and_memory_not_measured() {
 
 #[test]
 fn a_url_subject_that_is_not_ready_is_named_so_and_is_never_the_baseline() {
-    use std::io::BufRead;
     // A service that answers 404 everywhere, `/` included: http.server serving a folder that does not exist.
     let missing = common::temp_dir("custom-not-ready-www").join("absent");
-    let mut child = Command::new("python3")
-        .args(["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory"])
-        .arg(&missing)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("python3");
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let mut args: Vec<&std::ffi::OsStr> =
+        ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory"].iter().map(|a| a.as_ref()).collect();
+    args.push(missing.as_os_str());
+    let (child, line) = python(&args);
     // "Serving HTTP on 127.0.0.1 port 43211 (http://127.0.0.1:43211/) ..."
     let port = line.split(" port ").nth(1).and_then(|r| r.split(' ').next()).expect("a port").to_string();
     let service = Running(child, format!("http://127.0.0.1:{port}"));
