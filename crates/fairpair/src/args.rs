@@ -10,7 +10,8 @@ use crate::kinds::{Preset, Tool};
 
 #[derive(Args, Clone, Debug)]
 pub struct RunArgs {
-    /// Built-in subjects, comma-separated: rust, node, go, ceiling, rust-multi, node-cluster, go-multi
+    /// Built-in subjects, comma-separated: rust, node, go, java, ceiling, rust-multi, node-cluster, go-multi,
+    /// java-multi
     /// [default: rust,node,ceiling, plus rust-multi and node-cluster when the server side has ≥ 2 CPUs].
     #[arg(long, value_delimiter = ',')]
     pub subjects: Option<Vec<String>>,
@@ -114,6 +115,10 @@ pub struct RunArgs {
     /// writes it].
     #[arg(long)]
     pub go_server: Option<PathBuf>,
+    /// Path of the Java server's jar [default: ../java/users-server-java.jar from this executable, as
+    /// scripts/build-java writes it].
+    #[arg(long)]
+    pub java_server: Option<PathBuf>,
     /// Path of the Node server script [default: servers-node/server.js of the project this executable was built in
     /// (found from its own path, so that fairpair runs from any directory), else of the current directory].
     #[arg(long)]
@@ -122,12 +127,17 @@ pub struct RunArgs {
     /// when installed (npm ci --prefix tools/node), else node on PATH; on a server host, its checkout's tools/node].
     #[arg(long, value_name = "PATH")]
     pub node: Option<String>,
+    /// The java executable that runs the Java server's jar [default: java on PATH, on the server host when there is
+    /// one].
+    #[arg(long, value_name = "PATH")]
+    pub java: Option<String>,
     /// Path a custom subject answers 200 on once it is ready.
     #[arg(long, default_value = "/")]
     pub ready_path: String,
-    /// Seconds a subject may take to print its start-up line and answer its first 200.
-    #[arg(long, value_parser = whole::<u64>, default_value_t = 15)]
-    pub start_timeout: u64,
+    /// Seconds a subject may take to print its start-up line and answer its first 200 [default: 15, or longer when
+    /// a built-in server of the run needs longer to start (its entry in builtins.rs)].
+    #[arg(long, value_parser = whole::<u64>)]
+    pub start_timeout: Option<u64>,
     /// Most seconds to wait before each run for the machine to be idle [default: 3; --quick: 0.5].
     #[arg(long, value_parser = non_negative)]
     pub idle_wait: Option<f64>,

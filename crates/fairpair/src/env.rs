@@ -58,6 +58,7 @@ pub fn capture(host: &Host, dir: &str, tools: BTreeMap<String, String>, node: &N
         node_program: Some(node.program.clone()),
         node_source: Some(node.source),
         go: None,
+        java: None,
         tools,
         git_commit: commit_or_phrase(git_commit.is_some(), git_commit.as_deref().unwrap_or("")),
         git_dirty: dirty.is_some_and(|d| !d.trim().is_empty()),

@@ -126,13 +126,10 @@ fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
     let local_node = if plan.server_host.is_local() { plan.node.clone() } else { local_node() };
     let mut environment = env::capture(&host::Host::Local, ".", tool_versions(), &local_node)?;
     let mut path = env::path_record(&plan.server_host, &plan.node)?;
-    // Which Go built the Go server, recorded in the environment of the host it runs on.
-    if let Some(binary) = go_binary(plan) {
-        let go = env::go_version(&plan.server_host, &binary);
-        match path.as_mut() {
-            Some((p, _)) => p.server_environment.go = go,
-            None => environment.go = go,
-        }
+    // What the built-in servers run on, recorded in the environment of the host they run on.
+    match path.as_mut() {
+        Some((p, _)) => record_runtimes(plan, &mut p.server_environment),
+        None => record_runtimes(plan, &mut environment),
     }
     Ok((environment, path))
 }
@@ -143,13 +140,23 @@ fn local_node() -> crate::node::Node {
     crate::node::find(&crate::node::roots_of_this_executable())
 }
 
-/// The Go server's binary, when the plan has a Go subject (`go` or `go-multi`).
-fn go_binary(plan: &Plan) -> Option<String> {
-    use crate::kinds::BuiltinSubject::{Go, GoMulti};
-    plan.subjects.iter().find_map(|s| match &s.kind {
-        Kind::Builtin { subject: Go | GoMulti, program, .. } => program.first().cloned(),
-        _ => None,
-    })
+/// Records what each built-in server of the plan runs on, as its entry's probe says (`builtins.rs`): the Go that
+/// built the Go server (read from the binary itself), the JVM of the Java server and what it chose for each worker
+/// count.
+fn record_runtimes(plan: &Plan, environment: &mut Environment) {
+    use crate::builtins::RuntimeProbe;
+    for spec in &plan.subjects {
+        let Kind::Builtin { subject, program, .. } = &spec.kind else { continue };
+        let Some(first) = program.first() else { continue };
+        match subject.server().runtime {
+            RuntimeProbe::Nothing => {}
+            RuntimeProbe::GoBuildInfo => environment.go = env::go_version(&plan.server_host, first),
+            RuntimeProbe::Jvm => {
+                let cpus = spec.workers.unwrap_or(1);
+                crate::java::record(&plan.server_host, first, cpus, &mut environment.java);
+            }
+        }
+    }
 }
 
 /// Writes `benchmark.json` into `dir`: whole, to a temporary file beside it, then renamed over it, so that a reader

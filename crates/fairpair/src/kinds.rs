@@ -49,22 +49,19 @@ kind! {
 }
 
 kind! {
-    /// One of this repository's servers, or the fixed-response ceiling (`--subjects`).
+    /// One of this repository's servers, or the fixed-response ceiling (`--subjects`). Which server each is, and
+    /// all that follows from it, is its entry in `builtins.rs`.
     BuiltinSubject {
         Rust = "rust",
         Node = "node",
         Go = "go",
+        /// The Spring Boot twin (`servers-java/`, built by `scripts/build-java`), one JVM told it has one CPU.
+        Java = "java",
         Ceiling = "ceiling",
         RustMulti = "rust-multi",
         NodeCluster = "node-cluster",
         GoMulti = "go-multi",
-    }
-}
-
-impl BuiltinSubject {
-    /// Whether it runs one worker per server CPU, and so needs at least two of them to mean anything.
-    pub fn is_multi_worker(self) -> bool {
-        matches!(self, BuiltinSubject::RustMulti | BuiltinSubject::NodeCluster | BuiltinSubject::GoMulti)
+        JavaMulti = "java-multi",
     }
 }
 

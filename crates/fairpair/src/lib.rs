@@ -32,6 +32,7 @@
 //! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
 
 pub mod args;
+pub mod builtins;
 pub mod capacity;
 pub mod capacity_phase;
 pub mod charts;
@@ -43,6 +44,7 @@ pub mod env;
 pub mod execute;
 pub mod export;
 pub mod host;
+pub mod java;
 pub mod kinds;
 pub mod measure;
 pub mod node;

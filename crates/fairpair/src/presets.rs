@@ -6,7 +6,7 @@
 //! methods, and how each preset departs from them, are in `docs/prior-results.md`.
 
 use crate::kinds::BuiltinScenario::{self, Get, Hello, Post};
-use crate::kinds::BuiltinSubject::{self, Go, GoMulti, Node, NodeCluster, Rust};
+use crate::kinds::BuiltinSubject::{self, Go, GoMulti, Java, JavaMulti, Node, NodeCluster, Rust};
 pub use crate::kinds::Preset;
 use crate::kinds::Tool;
 
@@ -120,7 +120,13 @@ impl Preset {
             }
             Preset::Bombardier => {
                 out.push("Runs were timed, where the study sent 5 million requests.");
-                out.push("No Spring Boot: node, go and rust instead.");
+                // The preset's own subjects stay node, go and rust until the Java server is built everywhere the
+                // preset runs; `--subjects node,java` names Spring Boot meanwhile, and the departure says which ran.
+                if has(Java) || has(JavaMulti) {
+                    out.push("Spring Boot ran as one JVM told the CPUs it had (`-XX:ActiveProcessorCount`), untuned.");
+                } else {
+                    out.push("No Spring Boot: node, go and rust instead.");
+                }
                 out.push("No published figure is quoted: the study gave none per connection count.");
             }
         }
@@ -161,3 +167,21 @@ const AB_HELLO: &[Published] = &[
     p(Go, Hello, 100, Metric::RequestsPerSec, 7_051.02),
     p(Node, Hello, 100, Metric::RequestsPerSec, 5_634.68),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bombardier preset measures node, go and rust; a run of it that names java says Spring Boot ran instead
+    /// of saying it did not.
+    #[test]
+    fn the_bombardier_preset_says_whether_spring_boot_ran() {
+        let said = |measured: &[BuiltinSubject]| Preset::Bombardier.departures(false, measured).join(" ");
+        assert!(said(&[Node, Go, Rust]).contains("No Spring Boot"));
+        let with_java = said(&[Node, Java]);
+        assert!(
+            !with_java.contains("No Spring Boot") && with_java.contains("Spring Boot ran as one JVM"),
+            "{with_java}"
+        );
+    }
+}

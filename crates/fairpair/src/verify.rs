@@ -10,7 +10,6 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use anyhow::Result;
 use contract::{CaseResult, Level, Mismatch, Requires, Verdict};
 
-use crate::kinds::BuiltinSubject;
 use crate::schema::{CaseScope, Verification, VerificationStatus};
 use crate::subject::{Running, SubjectSpec};
 use crate::usage;
@@ -213,16 +212,18 @@ pub fn verify_url(url: &str, level: Level, verbose: bool, on_silence: OnSilence)
 
 /// For a built-in server, the line that names the release of its HTTP stack and says whether the tolerance table's
 /// rows were decided on it (`contract::releases`): a verification passed on another release may pass for reasons
-/// the table no longer describes. The ceiling implements no contract, and a custom subject's stack is unknown.
+/// the table no longer describes. The ceiling implements no contract, the table has no rows for the Java server's
+/// Tomcat, and a custom subject's stack is unknown.
 fn release_note(spec: &SubjectSpec) -> Option<String> {
     use contract::releases::{Stack, go_release, hyper_release, line, llhttp_release};
     let crate::subject::Kind::Builtin { subject, program, .. } = &spec.kind else { return None };
     let program = std::path::Path::new(program.first()?);
-    let (stack, at_hand) = match subject {
-        BuiltinSubject::Rust | BuiltinSubject::RustMulti => (Stack::Hyper, hyper_release()),
-        BuiltinSubject::Node | BuiltinSubject::NodeCluster => (Stack::Llhttp, llhttp_release(program)),
-        BuiltinSubject::Go | BuiltinSubject::GoMulti => (Stack::NetHttp, go_release(program)),
-        BuiltinSubject::Ceiling => return None,
+    let stack = subject.server().stack?;
+    // Node's llhttp is read from the node that runs the script, Go's release from the binary: both the program.
+    let at_hand = match stack {
+        Stack::Hyper => hyper_release(),
+        Stack::Llhttp => llhttp_release(program),
+        Stack::NetHttp => go_release(program),
     };
     let decided: Vec<_> = contract::tolerances::TOLERANCES.iter().map(|t| t.decided_on).collect();
     Some(line(stack, at_hand.as_deref(), &decided))
@@ -346,6 +347,7 @@ fn tolerate_roundtrips(results: &mut [CaseResult]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kinds::BuiltinSubject;
 
     fn builtin(subject: BuiltinSubject, program: &str) -> SubjectSpec {
         SubjectSpec {
@@ -371,6 +373,7 @@ mod tests {
         let go = release_note(&builtin(BuiltinSubject::Go, "/nonexistent/users-server-go")).unwrap();
         assert!(go.starts_with("warning: Go's net/http: its release here could not be read"), "{go}");
         assert_eq!(release_note(&builtin(BuiltinSubject::Ceiling, "ceiling")), None);
+        assert_eq!(release_note(&builtin(BuiltinSubject::Java, "java")), None, "no tolerance rows for Tomcat");
     }
 
     #[test]

@@ -13,6 +13,7 @@ use anyhow::Result;
 use super::scenarios::parse_scenario;
 use super::subjects::{CustomKind, Programs, custom_kind};
 use crate::args::RunArgs;
+use crate::builtins::{Location, SERVERS};
 use crate::host::{Connection, Host, SshHost};
 use crate::kinds::Tool;
 use crate::usage;
@@ -43,7 +44,7 @@ impl Facts {
             Some(side) => side.programs(args)?,
             None => {
                 let mut programs = local_programs(args);
-                programs.missing = programs.paths().into_iter().filter(|p| !p.is_file()).cloned().collect();
+                programs.missing = programs.paths.values().filter(|p| !p.is_file()).cloned().collect();
                 programs
             }
         };
@@ -71,21 +72,22 @@ impl Facts {
     }
 }
 
-/// Where the built-in subjects' programs are on this machine: given, or beside this executable (the Node server: in
-/// the project this executable was built in).
+/// Where the built-in subjects' programs are on this machine: given, or where their entry's location says from
+/// this executable (a file of the project: in the project this executable was built in).
 fn local_programs(args: &RunArgs) -> Programs {
     let exe = std::env::current_exe().ok();
     let exe_dir = exe.as_deref().and_then(Path::parent).unwrap_or(Path::new("."));
-    let sibling = |name: &str, given: &Option<PathBuf>| given.clone().unwrap_or_else(|| exe_dir.join(name));
+    let place = |location: Location| match location {
+        Location::Profile(name) => exe_dir.join(name),
+        Location::Target(name) => exe_dir.join("..").join(name),
+        Location::Project(relative) => project_file(exe.as_deref(), Path::new(relative)),
+    };
+    let java = args.java.clone().unwrap_or_else(|| "java".into());
     Programs {
-        users_server: sibling("users-server", &args.users_server),
-        ceiling: sibling("ceiling", &args.ceiling),
-        go_server: sibling("../go/users-server-go", &args.go_server),
-        node_server: args
-            .node_server
-            .clone()
-            .unwrap_or_else(|| project_file(exe.as_deref(), Path::new("servers-node/server.js"))),
+        paths: SERVERS.iter().map(|s| (s.id, (s.given)(args).cloned().unwrap_or_else(|| place(s.location)))).collect(),
         node: crate::node::given_or_found(args.node.as_deref(), &crate::node::roots_of_this_executable()),
+        java_found: crate::command::installed(&java),
+        java,
         missing: Vec::new(),
         host: None,
     }
@@ -137,17 +139,23 @@ impl ServerSide {
         let exe = std::env::current_exe().ok();
         let profile = exe.as_deref().and_then(|e| e.parent()?.file_name()).map_or("release".into(), |p| p.to_owned());
         let target = dir.join("target").join(profile);
-        let pick = |given: &Option<PathBuf>, default: PathBuf| given.clone().unwrap_or(default);
+        let place = |location: Location| match location {
+            Location::Profile(name) => target.join(name),
+            Location::Target(name) => dir.join("target").join(name),
+            Location::Project(relative) => dir.join(relative),
+        };
         let mut programs = Programs {
-            users_server: pick(&args.users_server, target.join("users-server")),
-            ceiling: pick(&args.ceiling, target.join("ceiling")),
-            go_server: pick(&args.go_server, dir.join("target/go/users-server-go")),
-            node_server: pick(&args.node_server, dir.join("servers-node/server.js")),
+            paths: SERVERS
+                .iter()
+                .map(|s| (s.id, (s.given)(args).cloned().unwrap_or_else(|| place(s.location))))
+                .collect(),
             node: self.node(args, dir)?,
+            java: args.java.clone().unwrap_or_else(|| "java".into()),
+            java_found: true,
             missing: Vec::new(),
             host: Some(self.host.label()),
         };
-        let all = programs.paths().map(|p| p.display().to_string());
+        let all: Vec<String> = programs.paths.values().map(|p| p.display().to_string()).collect();
         programs.missing = self.host.missing_files(&all)?.into_iter().map(PathBuf::from).collect();
         Ok(programs)
     }

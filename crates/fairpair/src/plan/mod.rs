@@ -155,6 +155,7 @@ impl Plan {
         if args.capacity_only {
             settings.memory_repeats = 0;
         }
+        let start_timeout_s = args.start_timeout.unwrap_or_else(|| subjects::start_timeout_s(&subjects));
         Ok(Plan {
             settings,
             subjects,
@@ -164,7 +165,7 @@ impl Plan {
             capacity_target: subjects::capacity_target(programs, server_n),
             calibration_s: defaults.calibration_s,
             level: args.level,
-            start_timeout_s: args.start_timeout,
+            start_timeout_s,
             out: args.out.clone(),
             server_host: facts.server.as_ref().map_or(Host::Local, |s| s.host.clone()),
             skipped,
@@ -330,7 +331,7 @@ fn check_values(args: &RunArgs) -> Result<()> {
     if args.duration == Some(0) || args.repeats == Some(0) {
         return Err(usage("--duration and --repeats must be at least 1"));
     }
-    if args.memory_connections == 0 || args.start_timeout == 0 {
+    if args.memory_connections == 0 || args.start_timeout == Some(0) {
         return Err(usage("--memory-connections and --start-timeout must be at least 1"));
     }
     if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
@@ -360,6 +361,19 @@ pub(crate) mod tests {
         args: RunArgs,
     }
 
+    /// The made-up path of a built-in server's program.
+    pub(crate) fn program_of(id: crate::builtins::ServerId) -> std::path::PathBuf {
+        use crate::builtins::ServerId;
+        let name = match id {
+            ServerId::Rust => "users-server",
+            ServerId::Node => "server.js",
+            ServerId::Go => "users-server-go",
+            ServerId::Java => "users-server-java.jar",
+            ServerId::Ceiling => "ceiling",
+        };
+        name.into()
+    }
+
     /// Made-up facts: a machine with these CPUs, every load tool installed and every program present.
     pub(crate) fn facts(cpus: &[usize]) -> Facts {
         Facts {
@@ -367,10 +381,9 @@ pub(crate) mod tests {
             server: None,
             installed: Tool::ALL.to_vec(),
             programs: Programs {
-                users_server: "users-server".into(),
-                ceiling: "ceiling".into(),
-                go_server: "users-server-go".into(),
-                node_server: "server.js".into(),
+                paths: crate::builtins::SERVERS.iter().map(|s| (s.id, program_of(s.id))).collect(),
+                java: "java".into(),
+                java_found: true,
                 ..Programs::default()
             },
             bodies: BTreeMap::new(),

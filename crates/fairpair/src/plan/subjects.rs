@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 
 use super::check_name;
 use crate::args::RunArgs;
+use crate::builtins::{JAVA_HINT, Launch, Server, ServerId};
 use crate::kinds::BuiltinSubject;
 use crate::subject::{Kind, SubjectSpec};
 use crate::usage;
@@ -16,12 +17,15 @@ use crate::usage;
 /// The programs of the built-in subjects, where they will run, and those of them that are missing there.
 #[derive(Clone, Debug, Default)]
 pub struct Programs {
-    pub users_server: PathBuf,
-    pub ceiling: PathBuf,
-    pub go_server: PathBuf,
-    pub node_server: PathBuf,
+    /// Each built-in server's program (its binary, script or jar), by its entry in `builtins.rs`.
+    pub paths: BTreeMap<ServerId, PathBuf>,
     /// The Node that runs the node subjects, and where it came from (`crate::node`'s rule).
     pub node: crate::node::Node,
+    /// The `java` that runs the Java server's jar (`--java`, else `java` on PATH).
+    pub java: String,
+    /// Whether that `java` was found where it will run; a server host's is not looked for (its start fails with
+    /// the shell's message instead).
+    pub java_found: bool,
     /// The paths above that are not files where they will run.
     pub missing: Vec<PathBuf>,
     /// The server host's name when they run there; `None` on this machine.
@@ -29,17 +33,23 @@ pub struct Programs {
 }
 
 impl Programs {
-    /// The path of a program, or an error that says where it was looked for and how to get it.
-    pub fn existing(&self, path: &Path, what: &str, hint: &str) -> Result<String> {
+    /// The path of a server's program, or an error that says where it was looked for and how to get it.
+    pub fn existing(&self, server: &Server) -> Result<String> {
+        let path = self.paths.get(&server.id).cloned().unwrap_or_default();
+        let (what, hint) = (server.what, server.hint);
         match &self.host {
-            _ if !self.missing.iter().any(|m| m == path) => Ok(path.display().to_string()),
+            _ if !self.missing.contains(&path) => Ok(path.display().to_string()),
             None => Err(usage(format!("{what} not found at {} ({hint})", path.display()))),
             Some(host) => Err(usage(format!("{what} not found at {} on {host} ({hint}, there)", path.display()))),
         }
     }
 
-    pub(super) fn paths(&self) -> [&PathBuf; 4] {
-        [&self.users_server, &self.ceiling, &self.go_server, &self.node_server]
+    /// The `java` that runs a jar, or the one-line refusal that says how to install one.
+    fn java(&self) -> Result<String> {
+        match self.java_found {
+            true => Ok(self.java.clone()),
+            false => Err(usage(format!("java not found: {} ({JAVA_HINT})", self.java))),
+        }
     }
 }
 
@@ -117,30 +127,40 @@ fn builtin(name: &str) -> Result<BuiltinSubject> {
 
 /// A built-in subject, its program checked to exist; multi-worker ones get one worker per server CPU.
 pub(super) fn builtin_subject(kind: BuiltinSubject, programs: &Programs, server_n: u32) -> Result<SubjectSpec> {
-    use BuiltinSubject::*;
-    let p = programs;
-    let (program, implements_contract) = match kind {
-        Rust | RustMulti => {
-            (vec![p.existing(&p.users_server, "the Rust server", "cargo build --release -p users-server")?], true)
+    let server = kind.server();
+    let path = programs.existing(server)?;
+    // GOMAXPROCS=1 (`--workers 1`) for go, one JVM told it has one CPU for java: like with like against one tokio
+    // worker and one Node process.
+    let workers = server.workers(kind, server_n);
+    let program = match server.launch {
+        Launch::Binary => vec![path],
+        Launch::Node => vec![programs.node.program.clone(), path],
+        Launch::Jar => {
+            vec![programs.java()?, format!("-XX:ActiveProcessorCount={workers}"), "-jar".into(), path]
         }
-        Node | NodeCluster => {
-            (vec![p.node.program.clone(), p.existing(&p.node_server, "the Node server", "check --node-server")?], true)
-        }
-        Go | GoMulti => {
-            let hint = "build it with scripts/build-go, or give --go-server";
-            (vec![p.existing(&p.go_server, "the Go server", hint)?], true)
-        }
-        Ceiling => (vec![p.existing(&p.ceiling, "the ceiling server", "cargo build --release -p ceiling")?], false),
     };
+    let implements_contract = server.implements_contract;
     Ok(SubjectSpec {
         name: kind.name().to_string(),
         kind: Kind::Builtin { subject: kind, program, accepts_max_users: implements_contract, implements_contract },
-        // GOMAXPROCS=1 (`--workers 1`) for go: like with like against one tokio worker and one Node process.
-        workers: Some(if kind.is_multi_worker() { server_n } else { 1 }),
+        workers: Some(workers),
         get_only: !implements_contract,
         ready_path: "/health".into(),
-        per_worker_store: kind == NodeCluster,
+        per_worker_store: server.store_per_worker && kind.is_multi_worker(),
     })
+}
+
+/// The start timeout when `--start-timeout` is not given: the longest any built-in subject of the run needs (a
+/// user's subject gets the harness's usual one).
+pub(super) fn start_timeout_s(subjects: &[SubjectSpec]) -> u64 {
+    let usual = Server::get(ServerId::Rust).start_timeout_s;
+    subjects
+        .iter()
+        .filter_map(|s| match &s.kind {
+            Kind::Builtin { subject, .. } => Some(subject.server().start_timeout_s),
+            _ => None,
+        })
+        .fold(usual, u64::max)
 }
 
 /// `--subject NAME='COMMAND with {port}'`, or `--subject NAME=http://HOST:PORT` for a service already running (its
@@ -306,5 +326,33 @@ mod tests {
         assert!(Plan::new(&args(&["--subjects", "rust"]), &f).unwrap().capacity_target.is_none());
         let target = plan(&["--subjects", "rust"]).unwrap().capacity_target.unwrap();
         assert_eq!((target.name.as_str(), target.workers, target.get_only), ("ceiling", Some(1), true));
+    }
+
+    #[test]
+    fn java_runs_its_jar_on_one_jvm_told_its_cpus_and_is_refused_without_jar_or_java() {
+        let p =
+            plan_on(&[0, 1, 2, 3], &["--subjects", "java,java-multi", "--server-cpus", "0-1", "--loader-cpus", "2-3"])
+                .unwrap();
+        let program = |name: &str| match &p.subjects.iter().find(|s| s.name == name).unwrap().kind {
+            Kind::Builtin { program, .. } => program.join(" "),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(program("java"), "java -XX:ActiveProcessorCount=1 -jar users-server-java.jar");
+        assert_eq!(program("java-multi"), "java -XX:ActiveProcessorCount=2 -jar users-server-java.jar");
+        assert_eq!(p.start_timeout_s, 15);
+        // No jar: refused as the Go server is, with how to build it.
+        let mut f = facts(&[0, 1]);
+        f.programs.missing = vec!["users-server-java.jar".into()];
+        let e = Plan::new(&args(&["--subjects", "java"]), &f).unwrap_err().to_string();
+        assert!(
+            e.starts_with("the Java server not found at users-server-java.jar (build it with scripts/build-java"),
+            "{e}"
+        );
+        // A jar, but no java: refused with how to install one.
+        let mut f = facts(&[0, 1]);
+        f.programs.java_found = false;
+        let e = Plan::new(&args(&["--subjects", "java"]), &f).unwrap_err().to_string();
+        assert!(e.starts_with("java not found: java (install a JDK 17 or later"), "{e}");
+        assert!(Plan::new(&args(&["--subjects", "rust"]), &f).is_ok(), "only a Java subject needs java");
     }
 }

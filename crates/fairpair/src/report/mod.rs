@@ -254,6 +254,26 @@ mod tests {
     }
 
     #[test]
+    fn the_jvm_and_what_it_chose_are_shown_when_recorded() {
+        use crate::java::{Ergonomics, Jvm};
+        let mut b = golden();
+        assert!(!render(&b).0.contains("| java |"), "no Java ran, no row");
+        let one = Ergonomics {
+            cpus: 1,
+            gc: Some("SerialGC".into()),
+            initial_heap_bytes: Some(16 << 20),
+            max_heap_bytes: Some(256 << 20),
+        };
+        let two = Ergonomics { cpus: 2, gc: Some("G1GC".into()), ..one.clone() };
+        let version = "openjdk version \"17.0.15\" 2025-04-15".to_string();
+        b.environment.java = Some(Jvm { program: "java".into(), version, ergonomics: vec![one, two] });
+        let (md, _) = render(&b);
+        assert!(md.contains("| java | openjdk version \"17.0.15\" 2025-04-15 (`java`) |\n"), "{md}");
+        assert!(md.contains("| JVM on 1 CPU | SerialGC, heap 16 MiB at start, at most 256 MiB |\n"), "{md}");
+        assert!(md.contains("| JVM on 2 CPUs | G1GC, heap 16 MiB at start"), "{md}");
+    }
+
+    #[test]
     fn the_summary_names_the_machines_node_and_runtimes_past_their_end_of_life() {
         use crate::node::NodeSource;
         let mut b = golden();

@@ -126,6 +126,10 @@ pub struct Environment {
     /// otherwise, and in files written before this field existed. Optional, so no version bump.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub go: Option<String>,
+    /// The JVM that ran the Java server, and the collector and heap it chose for each CPU count it was given, when a
+    /// Java subject ran; absent otherwise, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub java: Option<crate::java::Jvm>,
     /// Load tool name → its version line (or "not installed").
     pub tools: BTreeMap<String, String>,
     pub git_commit: String,

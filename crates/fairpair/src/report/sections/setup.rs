@@ -34,6 +34,13 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
     if let Some(go) = &e.go {
         row("go", go.clone());
     }
+    if let Some(jvm) = &e.java {
+        row("java", format!("{} (`{}`)", jvm.version, jvm.program));
+        // What the JVM chose by itself, for each CPU count it was told: the figures depend on it.
+        for choice in &jvm.ergonomics {
+            row(&format!("JVM on {}", count(u64::from(choice.cpus), "CPU")), crate::java::describe(choice));
+        }
+    }
     for (tool, version) in &e.tools {
         row(tool, version.clone());
     }
