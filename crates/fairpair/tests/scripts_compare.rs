@@ -114,27 +114,32 @@ fn quick_and_no_open_loop_install_nothing() {
     assert!(!m.cargo_home.join("bin/oha").exists());
 }
 
-/// What `scripts/compare ARGS` reads from its arguments: `(tool, needs Go)`.
-fn script_needs(args: &[&str]) -> (String, bool) {
+/// What `scripts/compare ARGS` reads from its arguments: `(tool, needs Go, needs Java)`.
+fn script_needs(args: &[&str]) -> (String, bool, bool) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/compare");
     let out = Command::new(script).args(args).env("FAIRPAIR_COMPARE_PRINT_NEEDS", "1").output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    let (tool, go) = text.trim().split_once(' ').unwrap_or_else(|| panic!("tool=… go=…, got {text:?}"));
-    (tool.trim_start_matches("tool=").to_string(), go == "go=true")
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [tool, go, java] = words[..] else { panic!("tool=… go=… java=…, got {text:?}") };
+    (tool.trim_start_matches("tool=").to_string(), go == "go=true", java == "java=true")
 }
 
-/// What `fairpair run --dry-run ARGS` plans: `(tool, has a Go subject)`, as its plan lines print them. `--go-server` names any existing file, so
-/// that the plan does not refuse the Go subjects where the Go server is not built.
-fn plan_needs(args: &[&str]) -> (String, bool) {
+/// What `fairpair run --dry-run ARGS` plans: `(tool, has a Go subject, has a Java subject)`, as its plan lines print
+/// them. `--go-server`, `--java-server` and `--java` name any existing file, so that the plan does not refuse the Go
+/// and Java subjects where their servers are not built.
+fn plan_needs(args: &[&str]) -> (String, bool, bool) {
     let exe = env!("CARGO_BIN_EXE_fairpair");
-    let out = Command::new(exe).args(["run", "--dry-run", "--go-server", exe]).args(args).output().unwrap();
+    let programs = ["--go-server", exe, "--java-server", exe, "--java", exe];
+    let out = Command::new(exe).args(["run", "--dry-run"]).args(programs).args(args).output().unwrap();
     let text = String::from_utf8_lossy(&out.stderr);
     let tool = text.lines().find_map(|l| l.strip_prefix("fairpair: load tool: ")).unwrap_or_else(|| panic!("{text}"));
     // The subjects of the cells, and those planned but skipped on this machine (go-multi on 2 cores).
     let cells = text.lines().filter_map(|l| l.strip_prefix("fairpair: cell "));
     let skipped = text.lines().filter_map(|l| l.strip_prefix("fairpair: skipped: ")?.split(':').next());
-    let go = cells.flat_map(|l| l.split_whitespace()).chain(skipped).any(|w| w == "go" || w == "go-multi");
-    (tool.split_whitespace().next().unwrap().to_string(), go)
+    let words: Vec<&str> = cells.flat_map(|l| l.split_whitespace()).chain(skipped).collect();
+    let go = words.iter().any(|&w| w == "go" || w == "go-multi");
+    let java = words.iter().any(|&w| w == "java" || w == "java-multi");
+    (tool.split_whitespace().next().unwrap().to_string(), go, java)
 }
 
 #[test]
@@ -149,11 +154,14 @@ fn the_script_installs_what_each_preset_and_tool_needs() {
         &["--preset", "ab-hello", "--tool", "wrk", "--subjects", "node"],
         &["--subjects", "rust,go-multi"],
         &["--tool=ab", "--subjects=go"],
+        &["--subjects", "java,rust"],
+        &["--preset", "bombardier", "--subjects", "node,java-multi"],
     ];
     for args in cases {
-        let (tool, go) = script_needs(args);
-        let (planned_tool, planned_go) = plan_needs(args);
+        let (tool, go, java) = script_needs(args);
+        let (planned_tool, planned_go, planned_java) = plan_needs(args);
         assert_eq!(tool, planned_tool, "the tool of {args:?}");
+        assert_eq!(java, planned_java, "Java for {args:?}");
         // bombardier is a Go program: the script installs Go for it even without a Go subject.
         assert_eq!(go, planned_go || tool == "bombardier", "Go for {args:?}");
     }

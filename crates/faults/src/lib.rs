@@ -1,7 +1,8 @@
-//! Faults, hostile input and load: the suite that proves the three fairpair servers survive and agree.
+//! Faults, hostile input and load: the suite that proves the fairpair servers survive and agree.
 //!
 //! The tests live in `tests/` and run with `cargo test -p faults` (and so in `scripts/test`). Each starts the real
-//! servers — `users-server` (Rust), `servers-node/server.js` (Node) and `servers-go` (Go, when installed), and the
+//! servers — `users-server` (Rust), `servers-node/server.js` (Node), `servers-go` (Go, when installed) and
+//! `servers-java` (Java, when its jar can be built: a JDK 17 or later and Maven), and the
 //! Node `cluster` where it matters — as child processes on free ports, sends them identical bytes, and requires that
 //! each answers as the contract says and as the others do:
 //!
@@ -31,6 +32,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use contract;
+use fairpair::builtins::{Location, Server as Builtin, ServerId};
 pub use nix::sys::signal::Signal;
 
 /// Which server to start.
@@ -42,17 +44,23 @@ pub enum Kind {
     NodeCluster(u32),
     /// `servers-go`, when Go is installed (see [`kinds`]).
     Go,
+    /// `servers-java`, one JVM, when its jar can be built: a JDK 17 or later and Maven (see [`kinds`]).
+    Java,
 }
 
-/// The single-process servers a differential test compares, Rust first. Go is left out, with a `skipped:` line
-/// naming `test`, when Go is not installed: the test then still compares the others, and the line says what it did
-/// not check. A new server is one more entry here.
+/// The single-process servers a differential test compares, Rust first. Go and Java are left out, each with a
+/// `skipped:` line naming `test`, when their toolchain is not installed: the test then still compares the others, and
+/// the line says what it did not check. A new server is one more entry here.
 pub fn kinds(test: &str) -> Vec<Kind> {
     let mut kinds = vec![Kind::Rust, Kind::Node];
     if go_binary().is_some() {
         kinds.push(Kind::Go);
     } else {
         skipped(&format!("{test} (go)"), "no Go 1.26 or later installed (scripts/build-go --check)");
+    }
+    match java_jar() {
+        Ok(_) => kinds.push(Kind::Java),
+        Err((need, why)) => testkit::skip(&format!("{test} (java)"), need, &why),
     }
     kinds
 }
@@ -70,6 +78,7 @@ impl Kind {
             Kind::Node => "node",
             Kind::NodeCluster(_) => "node-cluster",
             Kind::Go => "go",
+            Kind::Java => "java",
         }
     }
 }
@@ -165,29 +174,46 @@ pub fn has_malformed_percent_escape(target: &str) -> bool {
 /// decides: Go 1.26 or later). A failing build is a test failure.
 pub fn go_binary() -> Option<PathBuf> {
     static BINARY: OnceLock<Option<PathBuf>> = OnceLock::new();
-    BINARY
-        .get_or_init(|| {
-            let usable = Command::new(repo_root().join("scripts/build-go"))
-                .arg("--check")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            if !usable {
-                return None;
-            }
-            // Beside the Rust binaries: target/go/, as scripts/build-go does by default.
-            let target = profile_dir().parent().expect("target/<profile>").to_owned();
-            let bin = target.join("go/users-server-go");
-            let status = Command::new(repo_root().join("scripts/build-go"))
-                .arg(&bin)
-                .stdout(Stdio::null())
-                .status()
-                .expect("scripts/build-go runs");
-            assert!(status.success(), "scripts/build-go failed");
-            Some(bin)
+    BINARY.get_or_init(|| built_by("scripts/build-go", ServerId::Go).ok()).clone()
+}
+
+/// The Java server's jar, built by `scripts/build-java` once per test process (Maven's own checks make a rebuild
+/// of unchanged sources short), or why not: the need-key a skip records and its reason, when the script is not in
+/// this checkout or `scripts/build-java --check` finds no JDK 17 or later, or no Maven. A failing build is a test
+/// failure.
+pub fn java_jar() -> Result<PathBuf, (testkit::Need, String)> {
+    static JAR: OnceLock<Result<PathBuf, (testkit::Need, String)>> = OnceLock::new();
+    JAR.get_or_init(|| {
+        built_by("scripts/build-java", ServerId::Java).map_err(|why| {
+            // The line of --check names what is missing: a JVM to run the jar, or Maven to build it.
+            let need =
+                if why.contains("java") && !why.contains("mvn") && !why.contains("Maven") { "java" } else { "mvn" };
+            (testkit::Need::Tool(need), why)
         })
-        .clone()
+    })
+    .clone()
+}
+
+/// The program a build script of `scripts/` makes for a built-in server, at the place of its entry in the harness's
+/// table (`fairpair::builtins`, under the target directory), once its `--check` passes; else the check's line.
+fn built_by(script: &str, server: ServerId) -> Result<PathBuf, String> {
+    let script = repo_root().join(script);
+    if !script.is_file() {
+        return Err(format!("{} is not in this checkout", script.display()));
+    }
+    let check = Command::new(&script).arg("--check").stdin(Stdio::null()).output().map_err(|e| e.to_string())?;
+    if !check.status.success() {
+        let said = String::from_utf8_lossy(&check.stderr).to_string() + &String::from_utf8_lossy(&check.stdout);
+        return Err(said.lines().next().unwrap_or("--check failed").trim().to_string());
+    }
+    let Location::Target(relative) = Builtin::get(server).location else {
+        unreachable!("a script of scripts/ builds into the target directory")
+    };
+    let target = profile_dir().parent().expect("target/<profile>").to_owned();
+    let program = target.join(relative);
+    let status = Command::new(&script).arg(&program).stdout(Stdio::null()).status().expect("the build script runs");
+    assert!(status.success(), "{} failed", script.display());
+    Ok(program)
 }
 
 /// The releases of the HTTP stacks under the servers in `kinds`, for the lines that name them (see
@@ -230,7 +256,7 @@ impl Server {
         match kind {
             Kind::NodeCluster(n) => n,
             // Go with two threads, like Rust, so that the store's lock is exercised.
-            Kind::Rust | Kind::Go => 2,
+            Kind::Rust | Kind::Go | Kind::Java => 2,
             Kind::Node => 1,
         }
     }
@@ -252,6 +278,13 @@ impl Server {
         let mut command = match kind {
             Kind::Rust => Command::new(rust_binary()),
             Kind::Go => Command::new(go_binary().expect("Go is installed (check with faults::kinds)")),
+            Kind::Java => {
+                // As the harness starts it (`fairpair::builtins`): one JVM told it has as many CPUs as workers.
+                let jar = java_jar().expect("the jar is built (check with faults::kinds)");
+                let mut c = Command::new("java");
+                c.arg(format!("-XX:ActiveProcessorCount={workers}")).arg("-jar").arg(jar);
+                c
+            }
             Kind::Node | Kind::NodeCluster(_) => {
                 let mut c = Command::new(node().program);
                 c.arg(repo_root().join("servers-node/server.js"));
@@ -260,7 +293,7 @@ impl Server {
         };
         let workers = match kind {
             Kind::NodeCluster(n) => n,
-            Kind::Rust | Kind::Node | Kind::Go => workers,
+            Kind::Rust | Kind::Node | Kind::Go | Kind::Java => workers,
         };
         command
             .args(["--host", "127.0.0.1", "--port", "0", "--workers", &workers.to_string()])
@@ -404,3 +437,19 @@ pub fn created_id(outcome: &contract::Outcome) -> u64 {
 }
 
 pub mod fuzz;
+
+#[cfg(test)]
+mod tests {
+    /// The jar is where the harness's table puts it, or its absence says why with a need-key a skip can record:
+    /// `tool:mvn` or `tool:java`, neither of which CI provides until the Java server's branch adds them.
+    #[test]
+    fn the_java_jar_is_found_where_the_harness_looks_or_its_absence_is_explained() {
+        match super::java_jar() {
+            Ok(jar) => assert!(jar.ends_with("java/users-server-java.jar"), "{}", jar.display()),
+            Err((need, why)) => {
+                assert!(matches!(need, testkit::Need::Tool("mvn" | "java")), "{need:?}");
+                assert!(!why.is_empty() && !why.contains('\n'), "{why:?}");
+            }
+        }
+    }
+}

@@ -125,6 +125,15 @@ fn sigterm_under_load_go() {
 }
 
 #[test]
+fn sigterm_under_load_java() {
+    if let Err((need, why)) = faults::java_jar() {
+        testkit::skip("sigterm_under_load_java", need, &why);
+        return;
+    }
+    sigterm_under_load(Kind::Java);
+}
+
+#[test]
 fn sigterm_under_load_node_cluster() {
     sigterm_under_load(Kind::NodeCluster(2));
 }

@@ -65,8 +65,10 @@ fn main() -> ExitCode {
     let table = if args.empty_table { Table::emptied() } else { Table::contract() };
     let kinds = faults::kinds("fuzz");
     let mut targets: Vec<Target> = kinds.iter().map(|&k| Target::start(k)).collect();
-    if !kinds.contains(&Kind::Go) {
-        eprintln!("fuzz: go is not installed: comparing rust and node only");
+    // Go and Java are compared when their toolchains are installed; say which servers this run compares without them.
+    if !kinds.contains(&Kind::Go) || !kinds.contains(&Kind::Java) {
+        let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+        eprintln!("fuzz: comparing {} only (the others' toolchains are not installed)", names.join(", "));
     }
     // What the servers run on, and whether the table was decided on it: printed first, and again beside the summary.
     let releases = faults::release_lines(&kinds);
