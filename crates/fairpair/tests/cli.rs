@@ -78,6 +78,20 @@ fn a_missing_load_tool_is_named_with_how_to_install_it() {
     assert!(stderr.contains("load tool `wrk` not found") && stderr.contains("apt-get install wrk"), "{stderr}");
 }
 
+/// A Java subject without its jar, or without a `java` to run it, is refused before anything runs: exit 2, one line
+/// saying how to build or install what is missing (as for the Go server).
+#[test]
+fn a_java_subject_without_its_jar_or_java_is_refused_in_one_line() {
+    let jar = "/nonexistent/users-server-java.jar";
+    assert_usage_error(
+        &["run", "--dry-run", "--subjects", "java", "--java-server", jar],
+        "build it with scripts/build-java",
+    );
+    let exe = env!("CARGO_BIN_EXE_fairpair");
+    let no_java = ["run", "--dry-run", "--subjects", "java", "--java-server", exe, "--java", "/nonexistent/java"];
+    assert_usage_error(&no_java, "java not found: /nonexistent/java (install a JDK 17 or later");
+}
+
 #[test]
 fn help_exits_0() {
     let out = fairpair(&["run", "--help"]);
