@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use crate::command::shell_words;
 use crate::host::{self, COMMAND_LIMIT, Host, SshHost};
+use crate::java::{Ergonomics, Jvm};
 use crate::node::Node;
 use crate::procstat;
 use crate::schema::{Environment, NetworkBytes, TwoHosts};
@@ -101,6 +102,26 @@ pub fn go_version(host: &Host, binary: &str) -> Option<String> {
     (!version.is_empty()).then(|| version.to_string())
 }
 
+/// Adds what the JVM `java` on `host` chooses told it has `cpus` CPUs to `record` (`crate::java`), reading its
+/// version the first time. A JVM that cannot be run leaves the version "unknown" and the choices empty: the run goes
+/// on, and the report shows what could not be read.
+pub fn jvm(host: &Host, java: &str, cpus: u32, record: &mut Option<Jvm>) {
+    let program = shell_words(&[java.to_string()]);
+    let jvm = record.get_or_insert_with(|| {
+        let out = host.run(&format!("{program} -version 2>&1"), COMMAND_LIMIT).unwrap_or_default();
+        // `java -version` prints on stderr; its first line names the release.
+        let version = out.lines().next().map(str::trim).filter(|l| !l.is_empty()).unwrap_or("unknown");
+        Jvm { program: java.to_string(), version: version.to_string(), ergonomics: Vec::new() }
+    });
+    if jvm.ergonomics.iter().any(|e| e.cpus == cpus) {
+        return;
+    }
+    let script = format!("{program} -XX:ActiveProcessorCount={cpus} -XX:+PrintFlagsFinal -version 2>/dev/null");
+    if let Ok(flags) = host.run(&script, COMMAND_LIMIT) {
+        jvm.ergonomics.push(Ergonomics { cpus, ..crate::java::parse_flags(&flags) });
+    }
+}
+
 /// This machine's hostname.
 pub fn read_hostname() -> String {
     read_trimmed("/proc/sys/kernel/hostname")
@@ -145,6 +166,14 @@ pub fn format_utc(secs: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A `java` that cannot run is recorded as an unknown JVM that chose nothing, not as an error of the run.
+    #[test]
+    fn a_jvm_that_cannot_run_is_recorded_as_unknown() {
+        let mut jvm = None;
+        super::jvm(&super::Host::Local, "/nonexistent/java", 1, &mut jvm);
+        let jvm = jvm.unwrap();
+        assert_eq!((jvm.version.as_str(), jvm.ergonomics.len()), ("unknown", 0));
+    }
 
     #[test]
     fn outside_a_checkout_the_git_row_says_so_plainly() {

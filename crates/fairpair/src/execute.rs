@@ -153,7 +153,7 @@ fn record_runtimes(plan: &Plan, environment: &mut Environment) {
             RuntimeProbe::GoBuildInfo => environment.go = env::go_version(&plan.server_host, first),
             RuntimeProbe::Jvm => {
                 let cpus = spec.workers.unwrap_or(1);
-                crate::java::record(&plan.server_host, first, cpus, &mut environment.java);
+                env::jvm(&plan.server_host, first, cpus, &mut environment.java);
             }
         }
     }

@@ -6,10 +6,11 @@
 //! the JVM (`-XX:+PrintFlagsFinal`), not assumed from the rule above. No flag tunes it: the subjects run with what
 //! a Spring user gets by default.
 
-use serde::{Deserialize, Serialize};
+//!
+//! This module holds the record and how to read it from the JVM's words; `env::jvm` asks the JVM on the host the
+//! subjects run on.
 
-use crate::command::shell_words;
-use crate::host::{COMMAND_LIMIT, Host};
+use serde::{Deserialize, Serialize};
 
 /// The JVM of a run, as `benchmark.json` records it (`environment.java`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,29 +37,6 @@ pub struct Ergonomics {
 
 /// The collectors HotSpot may pick, as its flags name them (`-XX:+UseSerialGC`).
 const COLLECTORS: [&str; 6] = ["SerialGC", "ParallelGC", "G1GC", "ZGC", "ShenandoahGC", "EpsilonGC"];
-
-/// Adds what the JVM `java` on `host` chooses with `cpus` CPUs to `record`, reading its version the first time. A
-/// JVM that cannot be run leaves the version "unknown" and the choices empty: the run goes on, and the report says
-/// what it could not read.
-pub fn record(host: &Host, java: &str, cpus: u32, record: &mut Option<Jvm>) {
-    let jvm =
-        record.get_or_insert_with(|| Jvm { program: java.to_string(), version: version(host, java), ..Jvm::default() });
-    if jvm.ergonomics.iter().any(|e| e.cpus == cpus) {
-        return;
-    }
-    let script =
-        format!("{} -XX:ActiveProcessorCount={cpus} -XX:+PrintFlagsFinal -version", shell_words(&[java.to_string()]));
-    if let Ok(flags) = host.run(&format!("{script} 2>/dev/null"), COMMAND_LIMIT) {
-        jvm.ergonomics.push(Ergonomics { cpus, ..parse_flags(&flags) });
-    }
-}
-
-/// The first line of `java -version`, which the JVM prints on stderr.
-fn version(host: &Host, java: &str) -> String {
-    let script = format!("{} -version 2>&1", shell_words(&[java.to_string()]));
-    let out = host.run(&script, COMMAND_LIMIT).unwrap_or_default();
-    out.lines().next().map(str::trim).filter(|l| !l.is_empty()).unwrap_or("unknown").to_string()
-}
 
 /// The collector and heap sizes in `-XX:+PrintFlagsFinal`'s table, one flag a line:
 /// `     bool UseSerialGC                              = true                                      {product} {ergonomic}`.
@@ -102,13 +80,5 @@ mod tests {
         assert_eq!((e.initial_heap_bytes, e.max_heap_bytes), (Some(16_777_216), Some(268_435_456)));
         assert_eq!(describe(&Ergonomics { cpus: 1, ..e }), "SerialGC, heap 16 MiB at start, at most 256 MiB");
         assert_eq!(parse_flags("").gc, None);
-    }
-
-    #[test]
-    fn a_jvm_that_cannot_run_is_recorded_as_unknown() {
-        let mut jvm = None;
-        record(&Host::Local, "/nonexistent/java", 1, &mut jvm);
-        let jvm = jvm.unwrap();
-        assert_eq!((jvm.version.as_str(), jvm.ergonomics.len()), ("unknown", 0));
     }
 }
