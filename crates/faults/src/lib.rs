@@ -177,6 +177,12 @@ pub fn go_binary() -> Option<PathBuf> {
     BINARY.get_or_init(|| built_by("scripts/build-go", ServerId::Go).ok()).clone()
 }
 
+/// Why a build script of `scripts/` made nothing: it is not in this checkout, or its `--check` failed with this line.
+enum Unbuilt {
+    NoScript(String),
+    CheckFailed(String),
+}
+
 /// The Java server's jar, built by `scripts/build-java` once per test process (Maven's own checks make a rebuild
 /// of unchanged sources short), or why not: the need-key a skip records and its reason, when the script is not in
 /// this checkout or `scripts/build-java --check` finds no JDK 17 or later, or no Maven. A failing build is a test
@@ -184,11 +190,14 @@ pub fn go_binary() -> Option<PathBuf> {
 pub fn java_jar() -> Result<PathBuf, (testkit::Need, String)> {
     static JAR: OnceLock<Result<PathBuf, (testkit::Need, String)>> = OnceLock::new();
     JAR.get_or_init(|| {
-        built_by("scripts/build-java", ServerId::Java).map_err(|why| {
+        built_by("scripts/build-java", ServerId::Java).map_err(|unbuilt| match unbuilt {
+            // Without the script, what is wanted is the Java server's branch, whose build needs Maven.
+            Unbuilt::NoScript(why) => (testkit::Need::Tool("mvn"), why),
             // The line of --check names what is missing: a JVM to run the jar, or Maven to build it.
-            let need =
-                if why.contains("java") && !why.contains("mvn") && !why.contains("Maven") { "java" } else { "mvn" };
-            (testkit::Need::Tool(need), why)
+            Unbuilt::CheckFailed(why) => {
+                let no_maven = why.contains("mvn") || why.contains("Maven");
+                (testkit::Need::Tool(if no_maven { "mvn" } else { "java" }), why)
+            }
         })
     })
     .clone()
@@ -196,15 +205,16 @@ pub fn java_jar() -> Result<PathBuf, (testkit::Need, String)> {
 
 /// The program a build script of `scripts/` makes for a built-in server, at the place of its entry in the harness's
 /// table (`fairpair::builtins`, under the target directory), once its `--check` passes; else the check's line.
-fn built_by(script: &str, server: ServerId) -> Result<PathBuf, String> {
-    let script = repo_root().join(script);
+fn built_by(script: &str, server: ServerId) -> Result<PathBuf, Unbuilt> {
+    let name = script;
+    let script = repo_root().join(name);
     if !script.is_file() {
-        return Err(format!("{} is not in this checkout", script.display()));
+        return Err(Unbuilt::NoScript(format!("{name} is not in this checkout")));
     }
-    let check = Command::new(&script).arg("--check").stdin(Stdio::null()).output().map_err(|e| e.to_string())?;
+    let check = Command::new(&script).arg("--check").stdin(Stdio::null()).output().expect("the build script runs");
     if !check.status.success() {
         let said = String::from_utf8_lossy(&check.stderr).to_string() + &String::from_utf8_lossy(&check.stdout);
-        return Err(said.lines().next().unwrap_or("--check failed").trim().to_string());
+        return Err(Unbuilt::CheckFailed(said.lines().next().unwrap_or("--check failed").trim().to_string()));
     }
     let Location::Target(relative) = Builtin::get(server).location else {
         unreachable!("a script of scripts/ builds into the target directory")
