@@ -180,6 +180,13 @@ public final class Transport {
 
     /** The head checks Tomcat leaves to the application; false when it has answered. */
     static boolean checkHead(HttpServletRequest request, HttpServletResponse response) {
+        // Tomcat takes a request line without a version for HTTP/0.9 and would answer it the HTTP/0.9 way, with a
+        // bare body and no status line; the contract refuses it with 400, which only the socket can still carry.
+        Connections.Conn conn = (Connections.Conn) request.getAttribute(Connections.Conn.class.getName());
+        if (!request.getProtocol().startsWith("HTTP/1.") && conn != null) {
+            Connections.answerOnSocket(conn, ApiError.BAD_REQUEST);
+            return false;
+        }
         int fields = 0;
         for (String name : Collections.list(request.getHeaderNames())) {
             fields += Collections.list(request.getHeaders(name)).size();
