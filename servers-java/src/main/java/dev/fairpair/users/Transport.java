@@ -59,7 +59,7 @@ public final class Transport {
                 connector.setProperty("acceptCount", String.valueOf(LISTEN_BACKLOG));
                 // Tomcat's default closes a connection after its 100th request; the contract keeps it alive.
                 connector.setProperty("maxKeepAliveRequests", "-1");
-                // Tomcat answers TRACE itself with 405 and its own Allow list unless allowed; the routes answer it.
+                // Tomcat answers TRACE itself with 405 and its own Allow list unless allowed; the filter answers it.
                 connector.setAllowTrace(true);
                 if (connector.getProtocolHandler() instanceof AbstractHttp11Protocol<?> http) {
                     http.setMaxHttpRequestHeaderSize(MAX_HEAD_BYTES);
@@ -103,7 +103,12 @@ public final class Transport {
             request.setAttribute(Connections.Conn.class.getName(), conn);
             request.setAttribute(HEAD_END, start);
             try {
-                if (checkHead(request, response)) {
+                if (!checkHead(request, response)) {
+                    return;
+                }
+                if (request.getMethod().equals("TRACE")) {
+                    UsersController.trace(request, response);
+                } else {
                     chain.doFilter(request, response);
                 }
             } catch (Exception failed) {

@@ -39,7 +39,7 @@ public class UsersController {
 
     /** Every request: the raw path first, then the method; a known path with another method is 405 whatever its id. */
     @RequestMapping(path = "/**", method = {RequestMethod.GET, RequestMethod.HEAD, RequestMethod.POST,
-            RequestMethod.PUT, RequestMethod.DELETE, RequestMethod.PATCH, RequestMethod.OPTIONS, RequestMethod.TRACE})
+            RequestMethod.PUT, RequestMethod.DELETE, RequestMethod.PATCH, RequestMethod.OPTIONS})
     public void route(HttpServletRequest request, HttpServletResponse response) throws IOException {
         if (request.getDispatcherType() == DispatcherType.ERROR) {
             error(request, response);
@@ -72,6 +72,27 @@ public class UsersController {
         } else {
             throw ApiError.NOT_FOUND.exception();
         }
+    }
+
+    /**
+     * TRACE, answered from the filter: Spring's FrameworkServlet, after the controller has answered a TRACE, calls
+     * HttpServlet.doTrace too, which echoes the request into the response unless it is message/http. So TRACE never
+     * reaches the DispatcherServlet; it gets what any other method does on the same path: 405 or 404.
+     */
+    static void trace(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        String path = request.getRequestURI();
+        String id = path.startsWith("/users/") ? path.substring("/users/".length()) : null;
+        String allow = path.equals("/users") ? "POST"
+                : path.equals("/") || path.equals("/health") || (id != null && !id.isEmpty() && id.indexOf('/') == -1)
+                        ? "GET, HEAD" : null;
+        if (Transport.hasBody(request)) {
+            request.setAttribute(CLOSE, true);
+        }
+        ApiError error = allow == null ? ApiError.NOT_FOUND : ApiError.METHOD_NOT_ALLOWED;
+        if (allow != null) {
+            response.setHeader("Allow", allow);
+        }
+        send(request, response, error.status, JSON, Json.object("error", error.message));
     }
 
     private static void allow(boolean read, String allow) {
