@@ -25,16 +25,13 @@ public class ApiErrors {
     }
 
     /**
-     * A method Spring has no enum value for (FOO, get) never reaches the controller's mapping; the contract allows
-     * 400 or 405 for those, and 405 with the usual body is what the other routes would say.
+     * A method Spring has no enum value for (QUERY, FOO, get) never reaches the controller's mapping: it gets what
+     * any other method gets on its path, 405 with Allow or 404 (the contract allows 400 or 405 for the non-standard
+     * ones).
      */
     @ExceptionHandler(HttpRequestMethodNotSupportedException.class)
     public void unknownMethod(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        if (Transport.hasBody(request)) {
-            request.setAttribute(UsersController.CLOSE, true);
-        }
-        UsersController.send(request, response, 405, UsersController.JSON,
-                Json.object("error", ApiError.METHOD_NOT_ALLOWED.message));
+        UsersController.otherMethod(request, response);
     }
 
     @ExceptionHandler(Exception.class)

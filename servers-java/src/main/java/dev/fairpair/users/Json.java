@@ -5,7 +5,7 @@
 //   - its StreamReadConstraints stop at 500 levels of nesting (and at 1,000 digits in a number), where JSON.parse
 //     takes any depth a 64 KiB body holds and numbers of any length; the limits can be lifted, but then a deep body
 //     recurses in the caller that binds it to objects;
-//   - it decodes a lone surrogate escape (backslash-u d800) into a String without a word, where the contract wants the final
+//   - it decodes a lone surrogate escape (U+D800 written as an escape) into a String without a word, where the contract wants the final
 //     name or email holding one refused as invalid json, so the raw escapes would have to be looked at again anyway;
 //   - binding to a record matches keys loosely unless told otherwise, and duplicate keys must keep the last value
 //     even when an earlier one was malformed.
@@ -362,7 +362,7 @@ public final class Json {
 
     /**
      * Appends text as a JSON string escaped the way JSON.stringify does it: \" and \\, the short escapes, other
-     * control characters as lowercase backslash-u00xx, and everything else (non-ASCII, DEL, U+2028, <, > and &) as it is.
+     * control characters as lowercase u00xx escapes, and everything else (non-ASCII, DEL, U+2028, <, > and &) as it is.
      */
     public static void appendString(StringBuilder out, String text) {
         out.append('"');

@@ -107,7 +107,7 @@ public final class Transport {
                     return;
                 }
                 if (request.getMethod().equals("TRACE")) {
-                    UsersController.trace(request, response);
+                    UsersController.otherMethod(request, response);
                 } else {
                     chain.doFilter(request, response);
                 }

@@ -75,11 +75,12 @@ public class UsersController {
     }
 
     /**
-     * TRACE, answered from the filter: Spring's FrameworkServlet, after the controller has answered a TRACE, calls
-     * HttpServlet.doTrace too, which echoes the request into the response unless it is message/http. So TRACE never
-     * reaches the DispatcherServlet; it gets what any other method does on the same path: 405 or 404.
+     * A method the mapping cannot name, answered as any other method on the same path: 405 with Allow, or 404.
+     * TRACE comes here from the filter (Spring's FrameworkServlet, after the controller has answered a TRACE, calls
+     * HttpServlet.doTrace too, which echoes the request into the response unless it is message/http), and a method
+     * Spring has no enum value for (QUERY, FOO) from ApiErrors.
      */
-    static void trace(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    static void otherMethod(HttpServletRequest request, HttpServletResponse response) throws IOException {
         String path = request.getRequestURI();
         String id = path.startsWith("/users/") ? path.substring("/users/".length()) : null;
         String allow = path.equals("/users") ? "POST"

@@ -32,7 +32,7 @@ public final class Validation {
             throw ApiError.INVALID_JSON.exception();
         }
         // Rule 4, for both fields before rule 5: a final name or email that is a string must be well-formed
-        // Unicode, so {"name":"","email":"(backslash-u)dfff"} is invalid json, not name required.
+        // Unicode, so a name of "" with an email escaping U+DFFF alone is invalid json, not name required.
         String name = decodeMember(body, found.name());
         String email = decodeMember(body, found.email());
         // Rule 5.
