@@ -39,9 +39,9 @@ build_servers() {
   cargo build --release --quiet -p users-server
 }
 
-# start_server KIND [FLAGS…]: starts rust, node, node-cluster, go (built by scripts/build-go) or java (one JVM told it
-# has one CPU, as the harness starts it; built by scripts/build-java) on a free port of 127.0.0.1, waits for its
-# start-up line, and sets SERVER_PID and SERVER_PORT. The server's output goes to $SERVER_LOG.
+# start_server KIND [FLAGS…]: starts rust, node, node-cluster, go (built by scripts/build-go) or java (built by
+# scripts/build-java; a --workers N among FLAGS also gives the JVM -XX:ActiveProcessorCount=N) on a free port of
+# 127.0.0.1, waits for its start-up line, and sets SERVER_PID and SERVER_PORT. The server's output goes to $SERVER_LOG.
 start_server() {
   local kind=$1
   shift
@@ -52,14 +52,21 @@ start_server() {
     node) "$NODE" "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
     node-cluster) "$NODE" "$ROOT/servers-node/server.js" --host 127.0.0.1 --port 0 --workers "$(nproc)" "$@" >"$SERVER_LOG" 2>&1 & ;;
     go) "${CARGO_TARGET_DIR:-$ROOT/target}/go/users-server-go" --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
-    java) java -XX:ActiveProcessorCount=1 -jar "${CARGO_TARGET_DIR:-$ROOT/target}/java/users-server-java.jar" \
-      --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 & ;;
+    java)
+      local cpus=() previous=""
+      for arg in "$@"; do
+        [ "$previous" = --workers ] && cpus=("-XX:ActiveProcessorCount=$arg")
+        previous=$arg
+      done
+      java "${cpus[@]}" -jar "${CARGO_TARGET_DIR:-$ROOT/target}/java/users-server-java.jar" \
+        --host 127.0.0.1 --port 0 "$@" >"$SERVER_LOG" 2>&1 &
+      ;;
     *) echo "unknown server kind: $kind (rust, node, node-cluster, go or java)" >&2; return 2 ;;
   esac
   SERVER_PID=$!
-  # 10 s for the start-up line, 20 s for a JVM: Spring Boot takes seconds to start where the others take moments.
   local line="" tries=200
-  [ "$kind" = java ] && tries=400
+  # A JVM with Spring takes seconds to start on one core (servers-java/README.md), more on a loaded machine.
+  [ "$kind" = java ] && tries=600
   for _ in $(seq "$tries"); do
     line=$(grep -m1 '^listening on ' "$SERVER_LOG" || true)
     [ -n "$line" ] && break

@@ -19,11 +19,13 @@ pub enum Stack {
     Llhttp,
     /// Go's net/http, named by the Go release that built the Go server.
     NetHttp,
+    /// Tomcat, the embedded server under the Java server's Spring Boot (its release is the Boot parent's pick).
+    Tomcat,
 }
 
 impl Stack {
-    /// Every stack, in the order the servers are named elsewhere (rust, node, go).
-    pub const ALL: [Stack; 3] = [Stack::Hyper, Stack::Llhttp, Stack::NetHttp];
+    /// Every stack, in the order the servers are named elsewhere (rust, node, go, java).
+    pub const ALL: [Stack; 4] = [Stack::Hyper, Stack::Llhttp, Stack::NetHttp, Stack::Tomcat];
 
     /// The stack's name in a sentence.
     pub fn name(self) -> &'static str {
@@ -31,6 +33,7 @@ impl Stack {
             Stack::Hyper => "hyper",
             Stack::Llhttp => "llhttp",
             Stack::NetHttp => "Go's net/http",
+            Stack::Tomcat => "Tomcat",
         }
     }
 }
@@ -44,6 +47,8 @@ pub struct DecidedOn {
     pub llhttp: &'static str,
     /// The Go release that built the Go server, as `go version` prints it (`go1.26.8`).
     pub go: &'static str,
+    /// Tomcat's version, as servers-java's `mvn dependency:tree` names `tomcat-embed-core` (`11.0.22`).
+    pub tomcat: &'static str,
 }
 
 impl DecidedOn {
@@ -53,13 +58,16 @@ impl DecidedOn {
             Stack::Hyper => self.hyper,
             Stack::Llhttp => self.llhttp,
             Stack::NetHttp => self.go,
+            Stack::Tomcat => self.tomcat,
         }
     }
 }
 
 /// The releases the whole table was last decided on together, with `scripts/fuzz --decide`: hyper 1.12.0, the llhttp
-/// of Node 26.12.1, and Go 1.26.8 with `go 1.26` in servers-go's go.mod (whose line sets net/http's defaults).
-pub const DECIDED_ON_2026_12: DecidedOn = DecidedOn { hyper: "1.12.0", llhttp: "9.4.3", go: "go1.26.8" };
+/// of Node 26.12.1, and Go 1.26.8 with `go 1.26` in servers-go's go.mod (whose line sets net/http's defaults); and
+/// Tomcat 11.0.22, the one Spring Boot 4.0.7 brings, on which the Tomcat rows were decided with `fairpair verify`.
+pub const DECIDED_ON_2026_12: DecidedOn =
+    DecidedOn { hyper: "1.12.0", llhttp: "9.4.3", go: "go1.26.8", tomcat: "11.0.22" };
 
 /// The releases at hand, where they could be read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -67,6 +75,7 @@ pub struct AtHand {
     pub hyper: Option<String>,
     pub llhttp: Option<String>,
     pub go: Option<String>,
+    pub tomcat: Option<String>,
 }
 
 impl AtHand {
@@ -76,6 +85,7 @@ impl AtHand {
             Stack::Hyper => self.hyper.as_deref(),
             Stack::Llhttp => self.llhttp.as_deref(),
             Stack::NetHttp => self.go.as_deref(),
+            Stack::Tomcat => self.tomcat.as_deref(),
         }
     }
 }
@@ -113,6 +123,14 @@ pub fn go_release(binary: &Path) -> Option<String> {
     (out.status.success() && version.starts_with("go")).then_some(version)
 }
 
+/// Tomcat's version in a Maven dependency listing (`mvn dependency:tree` or `dependency:list`), as the line
+/// `org.apache.tomcat.embed:tomcat-embed-core:jar:11.0.22:compile` names it.
+pub fn tomcat_in_dependencies(listing: &str) -> Option<String> {
+    let rest = listing.split("org.apache.tomcat.embed:tomcat-embed-core:jar:").nth(1)?;
+    let version: String = rest.chars().take_while(|c| *c != ':' && !c.is_whitespace()).collect();
+    (!version.is_empty()).then_some(version)
+}
+
 /// The line a report prints about one stack: the release at hand, and a warning (the line starts with `warning:`)
 /// when any of the rows were decided on another release or the one at hand is unknown. `decided` is each row's
 /// [`DecidedOn`].
@@ -145,6 +163,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tomcat_is_read_from_a_dependency_listing() {
+        let tree = "[INFO] |  |  |  +- org.apache.tomcat.embed:tomcat-embed-core:jar:11.0.22:compile\n[INFO] |  |  |  +- org.apache.tomcat.embed:tomcat-embed-el:jar:11.0.22:compile\n";
+        assert_eq!(tomcat_in_dependencies(tree).as_deref(), Some("11.0.22"));
+        assert_eq!(tomcat_in_dependencies("[INFO] nothing here"), None);
+        assert_eq!(Stack::ALL.map(Stack::name), ["hyper", "llhttp", "Go's net/http", "Tomcat"]);
+    }
+
+    #[test]
     fn hyper_is_read_from_a_lock_file() {
         let lock = "[[package]]\nname = \"httparse\"\nversion = \"1.10.1\"\n\n[[package]]\nname = \"hyper\"\nversion = \"1.12.0\"\nsource = \"x\"\n\n[[package]]\nname = \"hyper-util\"\nversion = \"0.1.21\"\n";
         assert_eq!(hyper_in_lock(lock).as_deref(), Some("1.12.0"));
@@ -168,6 +194,8 @@ mod tests {
             ),
             "{mixed:?}"
         );
+        let tomcat = line(Stack::Tomcat, Some("11.0.22"), &[DECIDED_ON_2026_12]);
+        assert_eq!(tomcat, "Tomcat 11.0.22: the release every tolerance row was decided on");
         let unknown = line(Stack::Llhttp, None, &[DECIDED_ON_2026_12]);
         assert!(unknown.starts_with("warning: llhttp: its release here could not be read"), "{unknown:?}");
     }

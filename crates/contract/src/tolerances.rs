@@ -12,7 +12,7 @@
 //! - an [`Equivalence`]: a difference the contract allows in any request (an error body left empty, a 408 before a
 //!   head time limit closes, the headers `Date`, `Connection`, `Keep-Alive`), applied before comparing.
 //!
-//! Each row names the releases of hyper, llhttp and Go it was decided on (`decided_on`, see [`crate::releases`]):
+//! Each row names the releases of hyper, llhttp, Go and Tomcat it was decided on (`decided_on`, see [`crate::releases`]):
 //! net/http and llhttp decide several of these before any handler runs, and their decisions change between
 //! releases. `scripts/fuzz --decide` sends every row's examples to the servers at hand with the table emptied and
 //! says which rows those releases still need.
@@ -121,12 +121,31 @@ pub const EQUIVALENCES: &[(Equivalence, &str, &[&str])] = &[
 
 const REFUSED: &[Step] = &[Step::Status(400), Step::Closed];
 
+/// An Expect field with an empty value (spaces and tabs aside), which the contract ignores.
+fn has_empty_expectation(bytes: &[u8]) -> bool {
+    any(bytes, |m| m.named(b"expect").any(|v| v.iter().all(|b| *b == b' ' || *b == b'\t')))
+}
+
+/// An absolute-form target whose authority is not the request's Host value.
+fn has_absolute_form_host_mismatch(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let target = m.request_line().split(|&b| b == b' ').nth(1).unwrap_or_default();
+        let Some(at) = target.windows(3).position(|w| w == b"://") else { return false };
+        if target.first() == Some(&b'/') {
+            return false;
+        }
+        let rest = &target[at + 3..];
+        let authority = &rest[..rest.iter().position(|b| *b == b'/' || *b == b'?').unwrap_or(rest.len())];
+        m.named(b"host").any(|host| !host.eq_ignore_ascii_case(authority))
+    })
+}
+
 /// The table. A new tolerated difference is one entry here, with its case in `contract/cases.json` and its line in
 /// `contract/CONTRACT.md`.
 pub const TOLERANCES: &[Tolerance] = &[
     Tolerance {
         name: "nonstandard-method",
-        reason: "llhttp rejects unknown methods in its parser (and waits for the rest of an HTTP/2 preface after PRI); hyper accepts any token and the router answers 405; CONNECT uses an authority-form target that the stacks handle differently",
+        reason: "llhttp rejects unknown methods in its parser (and waits for the rest of an HTTP/2 preface after PRI); hyper accepts any token and the router answers 405; CONNECT uses an authority-form target that the stacks handle differently, and Tomcat answers it 501 before any filter runs (RFC 9110 section 9.1: a method the server does not implement SHOULD get 501)",
         matches: has_nonstandard_method,
         refusals: &[
             Step::Status(400),
@@ -289,6 +308,26 @@ pub const TOLERANCES: &[Tolerance] = &[
         ],
     },
     Tolerance {
+        name: "empty-expectation",
+        reason: "an empty Expect is ignored (the transport rule), but Tomcat refuses an Expect field without a value with 417 before any filter runs, and has no setting for it; RFC 9110 section 5.6.1 has a recipient ignore empty list elements, so this is Tomcat's departure, tolerated because no server code can run before it",
+        matches: has_empty_expectation,
+        refusals: &[Step::Status(417)],
+        served: true,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &["raw-expect-empty-ignored", "raw-expect-empty-twice-ignored"],
+        examples: &[],
+    },
+    Tolerance {
+        name: "absolute-form-host-mismatch",
+        reason: "an absolute-form target is reduced to its path and Host is ignored (RFC 9112 section 3.2.2: an origin server MUST ignore Host then), but Tomcat refuses a target whose host is not Host's with 400 (\"The host specified in the request line is not consistent with the host header\") before any filter runs, and has no setting for it: Tomcat's departure, tolerated because no server code can run before it",
+        matches: has_absolute_form_host_mismatch,
+        refusals: &[Step::Status(400)],
+        served: true,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &["get-absolute-form-query"],
+        examples: &[b"GET http://example.com/users/7 HTTP/1.1\r\nHost: x\r\n\r\n"],
+    },
+    Tolerance {
         name: "unmet-expectation",
         reason: "an Expect other than 100-continue gets 417 (the transport rule), which Go's net/http sends itself before any handler runs, to a HEAD without a Content-Length, and then reads and discards the declared body before closing, up to the body's time limit (RFC 9110 section 10.1.1 lets a server close or read on); a stack that refuses the request's other bytes first answers 400",
         matches: has_unmet_expectation,
@@ -446,7 +485,7 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "large-head",
-        reason: "Transport rules: a head over 16 KiB or with over 100 fields gets 431, as each stack counts it (the boundary may differ by a few hundred bytes); a large head that is also malformed may get the 400 first, each stack checking size, count and syntax in its own order",
+        reason: "Transport rules: a head over 16 KiB or with over 100 fields gets 431, as each stack counts it (the boundary may differ by a few hundred bytes); a large head that is also malformed may get the 400 first, each stack checking size, count and syntax in its own order; Tomcat answers every head over its maxHttpRequestHeaderSize with 400 before any filter runs (RFC 6585 section 5 offers 431, and RFC 9110 section 15.5.1 lets 400 refuse any request the server will not process)",
         matches: has_large_head,
         refusals: &[Step::Status(431), Step::Status(400), Step::Closed],
         served: true,
@@ -942,6 +981,11 @@ mod tests {
         assert!(has_identical_content_lengths(b"POST / HTTP/1.1\r\nContent-Length: 5, 5\r\n\r\n"));
         assert!(!has_identical_content_lengths(b"POST / HTTP/1.1\r\nContent-Length: 5, 6\r\n\r\n"));
         assert!(has_malformed_percent_escape(b"GET /%zz HTTP/1.1\r\n"));
+        assert!(has_empty_expectation(b"GET / HTTP/1.1\r\nHost: x\r\nExpect: \r\n\r\n"));
+        assert!(!has_empty_expectation(b"GET / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n\r\n"));
+        assert!(has_absolute_form_host_mismatch(b"GET http://a/users/1 HTTP/1.1\r\nHost: b\r\n\r\n"));
+        assert!(!has_absolute_form_host_mismatch(b"GET http://a:80/users/1?x HTTP/1.1\r\nHost: a:80\r\n\r\n"));
+        assert!(!has_absolute_form_host_mismatch(b"GET /users/1 HTTP/1.1\r\nHost: b\r\n\r\n"));
         assert!(!has_malformed_percent_escape(b"GET /%35?%z HTTP/1.1\r\n"));
     }
 }
