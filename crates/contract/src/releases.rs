@@ -123,12 +123,22 @@ pub fn go_release(binary: &Path) -> Option<String> {
     (out.status.success() && version.starts_with("go")).then_some(version)
 }
 
-/// Tomcat's version in a Maven dependency listing (`mvn dependency:tree` or `dependency:list`), as the line
-/// `org.apache.tomcat.embed:tomcat-embed-core:jar:11.0.22:compile` names it.
-pub fn tomcat_in_dependencies(listing: &str) -> Option<String> {
-    let rest = listing.split("org.apache.tomcat.embed:tomcat-embed-core:jar:").nth(1)?;
-    let version: String = rest.chars().take_while(|c| *c != ':' && !c.is_whitespace()).collect();
-    (!version.is_empty()).then_some(version)
+/// The Tomcat a Spring Boot jar carries, from the name of the library it nests
+/// (`BOOT-INF/lib/tomcat-embed-core-11.0.22.jar`). A jar is a zip file, whose entries' names are stored as plain
+/// bytes, so the name is found without unpacking anything.
+pub fn tomcat_release(jar: &Path) -> Option<String> {
+    tomcat_in_jar_bytes(&std::fs::read(jar).ok()?)
+}
+
+/// [`tomcat_release`] on the jar's bytes.
+pub fn tomcat_in_jar_bytes(bytes: &[u8]) -> Option<String> {
+    const NAME: &[u8] = b"BOOT-INF/lib/tomcat-embed-core-";
+    let start = bytes.windows(NAME.len()).position(|w| w == NAME)? + NAME.len();
+    let rest = &bytes[start..bytes.len().min(start + 40)];
+    let end = rest.windows(4).position(|w| w == b".jar")?;
+    let version = std::str::from_utf8(&rest[..end]).ok()?;
+    let plausible = !version.is_empty() && version.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-');
+    plausible.then(|| version.to_string())
 }
 
 /// The line a report prints about one stack: the release at hand, and a warning (the line starts with `warning:`)
@@ -163,10 +173,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tomcat_is_read_from_a_dependency_listing() {
-        let tree = "[INFO] |  |  |  +- org.apache.tomcat.embed:tomcat-embed-core:jar:11.0.22:compile\n[INFO] |  |  |  +- org.apache.tomcat.embed:tomcat-embed-el:jar:11.0.22:compile\n";
-        assert_eq!(tomcat_in_dependencies(tree).as_deref(), Some("11.0.22"));
-        assert_eq!(tomcat_in_dependencies("[INFO] nothing here"), None);
+    fn tomcat_is_read_from_the_name_of_the_library_a_jar_nests() {
+        let jar = b"PK\x03\x04....BOOT-INF/lib/spring-boot-tomcat-4.0.7.jar..BOOT-INF/lib/tomcat-embed-core-11.0.22.jarPK";
+        assert_eq!(tomcat_in_jar_bytes(jar).as_deref(), Some("11.0.22"));
+        assert_eq!(tomcat_in_jar_bytes(b"PK\x03\x04 no tomcat here"), None);
         assert_eq!(Stack::ALL.map(Stack::name), ["hyper", "llhttp", "Go's net/http", "Tomcat"]);
     }
 

@@ -152,8 +152,7 @@ pub const SERVERS: &[Server] = &[
         runtime: RuntimeProbe::Jvm,
         implements_contract: true,
         store_per_worker: false,
-        // The contract's tolerance table has no rows for Tomcat yet: verification names no release for it.
-        stack: None,
+        stack: Some(Stack::Tomcat),
         // Spring Boot starts in a few seconds on one core, by its authors' account; not yet measured here. This is
         // where it gets a longer default of its own, should a measurement show 15 s is too tight.
         start_timeout_s: START_TIMEOUT_S,

@@ -212,18 +212,19 @@ pub fn verify_url(url: &str, level: Level, verbose: bool, on_silence: OnSilence)
 
 /// For a built-in server, the line that names the release of its HTTP stack and says whether the tolerance table's
 /// rows were decided on it (`contract::releases`): a verification passed on another release may pass for reasons
-/// the table no longer describes. The ceiling implements no contract, the table has no rows for the Java server's
-/// Tomcat, and a custom subject's stack is unknown.
+/// the table no longer describes. The ceiling implements no contract, and a custom subject's stack is unknown.
 fn release_note(spec: &SubjectSpec) -> Option<String> {
-    use contract::releases::{Stack, go_release, hyper_release, line, llhttp_release};
-    let crate::subject::Kind::Builtin { subject, program, .. } = &spec.kind else { return None };
-    let program = std::path::Path::new(program.first()?);
+    use contract::releases::{Stack, go_release, hyper_release, line, llhttp_release, tomcat_release};
+    let crate::subject::Kind::Builtin { subject, program: argv, .. } = &spec.kind else { return None };
+    let program = std::path::Path::new(argv.first()?);
     let stack = subject.server().stack?;
     // Node's llhttp is read from the node that runs the script, Go's release from the binary: both the program.
+    // Tomcat is read from the jar that nests it, the argument after `-jar`.
     let at_hand = match stack {
         Stack::Hyper => hyper_release(),
         Stack::Llhttp => llhttp_release(program),
         Stack::NetHttp => go_release(program),
+        Stack::Tomcat => argv.iter().find(|a| a.ends_with(".jar")).and_then(|jar| tomcat_release(jar.as_ref())),
     };
     let decided: Vec<_> = contract::tolerances::TOLERANCES.iter().map(|t| t.decided_on).collect();
     Some(line(stack, at_hand.as_deref(), &decided))

@@ -228,14 +228,15 @@ fn built_by(script: &str, server: ServerId) -> Result<PathBuf, Unbuilt> {
 
 /// The releases of the HTTP stacks under the servers in `kinds`, for the lines that name them (see
 /// `contract::releases`): hyper from Cargo.lock, llhttp from the Node that runs the Node server, Go from the Go
-/// server's binary. A stack whose server is not in `kinds` is left unknown.
+/// server's binary, Tomcat from the Java server's jar. A stack whose server is not in `kinds` is left unknown.
 pub fn releases(kinds: &[Kind]) -> contract::releases::AtHand {
-    use contract::releases::{go_release, hyper_release, llhttp_release};
+    use contract::releases::{go_release, hyper_release, llhttp_release, tomcat_release};
     let node = kinds.iter().any(|k| matches!(k, Kind::Node | Kind::NodeCluster(_)));
     contract::releases::AtHand {
         hyper: kinds.contains(&Kind::Rust).then(hyper_release).flatten(),
         llhttp: node.then(|| llhttp_release(Path::new(&self::node().program))).flatten(),
         go: kinds.contains(&Kind::Go).then(|| go_binary().and_then(|b| go_release(&b))).flatten(),
+        tomcat: kinds.contains(&Kind::Java).then(|| java_jar().ok().and_then(|j| tomcat_release(&j))).flatten(),
     }
 }
 
@@ -250,6 +251,7 @@ pub fn release_lines(kinds: &[Kind]) -> Vec<String> {
         Stack::Hyper => kinds.contains(&Kind::Rust),
         Stack::Llhttp => kinds.iter().any(|k| matches!(k, Kind::Node | Kind::NodeCluster(_))),
         Stack::NetHttp => kinds.contains(&Kind::Go),
+        Stack::Tomcat => kinds.contains(&Kind::Java),
     };
     Stack::ALL.into_iter().filter(|&s| present(s)).map(|s| line(s, at_hand.release(s), &decided)).collect()
 }
