@@ -490,10 +490,18 @@ mod tests {
                 steps: Vec::new(),
                 outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
                 bound,
+                bracket: None,
             };
             let (objective, resolution_percent) = (Objective::default(), 5.0);
-            let settings =
-                SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50, max_steps: 8 };
+            let settings = SearchSettings {
+                objective,
+                resolution_percent,
+                step_s: 4,
+                warmup_s: 1,
+                connections: 50,
+                max_steps: 8,
+                max_windows: 1,
+            };
             let mut b = file(Vec::new());
             b.memory_summaries.clear();
             b.capacity = Some(CapacityRecord {

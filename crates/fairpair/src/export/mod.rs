@@ -301,6 +301,7 @@ mod tests {
             steps: Vec::new(),
             outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
             bound,
+            bracket: None,
         };
         let (objective, resolution_percent) = (Objective::default(), 5.0);
         b.capacity = Some(CapacityRecord {
@@ -311,6 +312,7 @@ mod tests {
                 warmup_s: 1,
                 connections: 50,
                 max_steps: 8,
+                max_windows: 1,
             },
             tool: crate::kinds::Tool::Oha,
             loader_limit: None,

@@ -56,8 +56,33 @@ pub struct Step {
     pub result: StepResult,
     /// Why it missed the objective; `None`: it met it.
     pub missed: Option<String>,
-    /// Whether this step repeated the previous passing rate to confirm it.
+    /// Whether this step repeated the previous passing rate to confirm it (searches before the per-rate verdict:
+    /// a rate's verdict now comes from its windows, with no separate repeat).
     pub repeat: bool,
+    /// The verdict on the step's rate, on the window that settled it (`None` on the windows before it, and on every
+    /// step of a file written before a rate was decided from several windows).
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+}
+
+/// What the windows at one rate say of it (`capacity/verdict.rs`): met or missed when the confidence interval of the
+/// share of windows meeting the objective lies wholly above or below one half, undecided when the windows a rate may
+/// take ran out with the interval still straddling it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Met,
+    Missed,
+    Undecided,
+}
+
+/// What a search established about the capacity: `low`, the highest rate decided met (the capacity), and `high`, the
+/// lowest rate above it decided missed (`None`: none was, as when the search reached its cap still climbing or only
+/// undecided rates lie above).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bracket {
+    pub low: f64,
+    pub high: Option<f64>,
 }
 
 /// How a search ended.
@@ -88,6 +113,12 @@ pub struct Search {
     /// Whether the capacity is a lower bound, for a [`crate::capacity::BoundBy`] reason.
     #[serde(default)]
     pub bound: bool,
+    /// The bracket the search established (`None` in files written before it was recorded: [`Search::bracket`]
+    /// then reads it from the steps, each then a rate's whole verdict).
+    ///
+    /// [`Search::bracket`]: crate::schema::Search::bracket
+    #[serde(default)]
+    pub bracket: Option<Bracket>,
 }
 
 /// The search's knobs.
@@ -99,10 +130,14 @@ pub struct SearchSettings {
     pub step_s: u64,
     pub warmup_s: u64,
     pub connections: u32,
-    /// No search runs more steps than this; one that reaches it reports its last passing rate, unconfirmed. (Files
-    /// written before the cap was a setting had a fixed 16.)
+    /// No search runs more steps (windows) than this; one that reaches it reports the bracket it has. (Files written
+    /// before the cap was a setting had a fixed 16.)
     #[serde(default = "sixteen")]
     pub max_steps: usize,
+    /// The most windows (steps) one rate may take before it is undecided (files written before a rate was decided
+    /// from several windows: 1, each step its rate's verdict).
+    #[serde(default = "one")]
+    pub max_windows: usize,
 }
 
 impl SearchSettings {
@@ -114,6 +149,10 @@ impl SearchSettings {
 
 fn sixteen() -> usize {
     16
+}
+
+fn one() -> usize {
+    1
 }
 
 /// What `benchmark.json` records of the capacity phase.
