@@ -123,12 +123,21 @@ impl Search {
         if let Some(b) = self.bracket {
             return Some(b);
         }
-        let decided_missed = |s: &&Step| match s.verdict {
-            Some(v) => v == Verdict::Missed,
-            None => !s.passed() && self.steps.iter().all(|o| o.verdict.is_none()),
-        };
-        let high = self.steps.iter().filter(decided_missed).map(|s| s.rate_asked).filter(|&r| r > low);
-        Some(Bracket { low, high: high.reduce(f64::min) })
+        Some(Bracket { low, high: self.missed_rates().filter(|&r| r > low).reduce(f64::min) })
+    }
+
+    /// The lowest rate this search decided missed: where its subject (for the ceiling, the machine) is known not to
+    /// meet the objective. `None` when no rate was.
+    pub fn lowest_missed(&self) -> Option<f64> {
+        self.missed_rates().reduce(f64::min)
+    }
+
+    /// The rates decided missed: by their windows' verdict, or, in a file written before rates were decided by
+    /// several windows (no step has a verdict), every failing step.
+    fn missed_rates(&self) -> impl Iterator<Item = f64> + '_ {
+        let old = self.steps.iter().all(|s| s.verdict.is_none());
+        let missed = move |s: &&Step| if old { !s.passed() } else { s.verdict == Some(Verdict::Missed) };
+        self.steps.iter().filter(missed).map(|s| s.rate_asked)
     }
 
     /// Records the bracket its steps establish (see [`Search::bracket`]), for `benchmark.json`'s readers.

@@ -246,6 +246,20 @@ impl CapacityRecord {
     pub fn loader_limit_rps(&self) -> Option<f64> {
         self.loader_limit.as_ref().and_then(Search::capacity)
     }
+    /// The lowest rate at which the loader's own search (against the ceiling, the fixed response that costs the
+    /// server nothing) missed the objective: at and above it this machine, loader and all, cannot show the objective
+    /// met, so a subject's rate above it that met the objective is no capacity the machine resolved. `None` when
+    /// the loader's limit was not searched (`--quick`) or missed at no rate.
+    pub fn unresolved_from(&self) -> Option<f64> {
+        self.loader_limit.as_ref()?.lowest_missed()
+    }
+
+    /// When `s`'s capacity is above [`CapacityRecord::unresolved_from`], that rate: its figure is then not a capacity.
+    pub fn unresolved(&self, s: &Search) -> Option<f64> {
+        let from = self.unresolved_from()?;
+        (s.capacity()? > from).then_some(from)
+    }
+
     /// Marks as a bound every capacity that has a [`BoundBy`] reason.
     pub fn mark_bounds(&mut self) {
         let limit = self.loader_limit_rps();
