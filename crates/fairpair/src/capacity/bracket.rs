@@ -3,7 +3,7 @@
 //!
 //! The search keeps two rates: `lo`, the highest rate decided met, and `up`, the lowest rate not decided met (missed,
 //! or undecided: a rate near the boundary, where the windows split). It halves from the first rate until a rate is
-//! met, climbs until one is not, then bisects (geometrically) between the two until they are within the resolution.
+//! met, doubles until one is not, then bisects (geometrically) between the two until they are within the resolution.
 //! The capacity is `lo`; the bracket reported with it is `lo` and the lowest rate above it decided *missed*, since
 //! an undecided rate is no evidence that the capacity is below it. A search at its cap of windows stops with the
 //! bracket it has, wider than the resolution, and says so (`confirmed: false`).
@@ -24,7 +24,6 @@ pub fn search(
     mut run: impl FnMut(f64) -> Result<StepResult>,
 ) -> (Vec<Step>, Outcome) {
     let mut steps: Vec<Step> = Vec::new();
-    let top = whole(upper);
     let first = whole(START_FRACTION * upper);
     let lowest = whole(first * LOWEST_FRACTION);
     let resolution = settings.resolution_percent;
@@ -60,7 +59,7 @@ pub fn search(
             continue;
         };
         match up {
-            None => rate = climb(l, top, resolution),
+            None => rate = climb(l),
             Some((u, t)) if close_enough(l, u, resolution) => {
                 if t.n > 1 || decide(t.met, t.n, settings.max_windows).is_some() {
                     break found(&steps, l, settings, true);
@@ -91,17 +90,12 @@ fn close_enough(lo: f64, hi: f64, resolution_percent: f64) -> bool {
     hi / lo <= 1.0 + resolution_percent / 100.0 || hi - lo <= 1.0
 }
 
-/// The next rate after `l` was met while no rate has failed yet. Below the upper bound `top`, it tries `top` itself
-/// (the first rate is 90 % of it, so this is one step, where bisecting up to it took several, which the cap of
-/// windows cannot pay for). When the objective holds at `top`, the closed-loop throughput was no limit, so it goes
-/// above: one resolution step first (rounded down, so that a miss there closes the bracket at once: a capacity at
-/// the closed-loop figure, as a one-worker service has, is bracketed in one more rate), then doubling, which finds a
-/// capacity far above the closed-loop figure in few rates, and the bisection narrows it after.
-fn climb(l: f64, top: f64, resolution_percent: f64) -> f64 {
-    if l < top {
-        return whole(2.0 * l);
-    }
-    if l == top { (top * (1.0 + resolution_percent / 100.0)).floor().max(top + 1.0) } else { whole(2.0 * l) }
+/// The next rate after `l` was met while no rate has been not met yet: double it, past the upper bound too, which is
+/// no limit (see `capacity/`'s header). Bisecting up to the upper bound first, then one resolution step above it,
+/// took several rates that the cap of windows cannot pay for, two windows each; a miss at the doubled rate is one
+/// window while the search explores, and the bisection then narrows the bracket from below it.
+fn climb(l: f64) -> f64 {
+    whole(2.0 * l)
 }
 
 /// How far apart the windows at the capacity's rate are in the first objective percentile: the highest less the

@@ -17,8 +17,7 @@
 //!   by the share of its windows meeting the objective ([`verdict`]).
 //! - It halves the rate until a rate is met; the lowest rate it tries is [`LOWEST_FRACTION`] of the first, below
 //!   which it reports "no rate meets the objective" (naming the lowest rate tried).
-//! - Until a rate is not met, it bisects up to the upper bound and tries it; when the objective holds there too, it
-//!   tries one resolution step above it, then doubles the rate until a rate is not met.
+//! - Until a rate is not met, it doubles the rate, past the upper bound too.
 //! - It bisects (geometrically) between the highest rate met and the lowest not met until they are within the
 //!   resolution ([`bracket`]). The capacity is the highest rate met, reported with its bracket: up to the lowest rate
 //!   decided missed. After `max_steps` windows (a setting, so that the estimate can budget every search at its cap:
