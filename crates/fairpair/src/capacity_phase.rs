@@ -92,6 +92,7 @@ impl Searcher<'_, '_> {
             aborted: tools::oha::aborted(&rec.load.stdout),
             command: rec.load.command,
             machine_idle: rec.machine_idle,
+            disturbance: rec.disturbance,
         })
     }
 

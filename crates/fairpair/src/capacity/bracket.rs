@@ -103,7 +103,7 @@ fn climb(l: f64) -> f64 {
 fn window_spread(steps: &[Step], rps: f64, settings: &SearchSettings) -> f64 {
     let p = settings.objective.0[0].percentile;
     let values: Vec<f64> =
-        steps.iter().filter(|s| s.rate_asked == rps).filter_map(|s| p.of(&s.result.latency)).collect();
+        steps.iter().filter(|s| s.rate_asked == rps && s.counts()).filter_map(|s| p.of(&s.result.latency)).collect();
     let (low, high) = values.iter().fold((f64::INFINITY, 0.0_f64), |(l, h), v| (l.min(*v), h.max(*v)));
     let mean = values.iter().sum::<f64>() / values.len().max(1) as f64;
     if values.len() < 2 || mean <= 0.0 { 0.0 } else { (high - low) / mean * 100.0 }

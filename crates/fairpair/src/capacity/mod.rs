@@ -184,6 +184,11 @@ impl Step {
     pub fn passed(&self) -> bool {
         self.missed.is_none()
     }
+
+    /// Whether the window counts: not one the machine disturbed, which was run again.
+    pub fn counts(&self) -> bool {
+        !self.result.disturbance.is_some_and(|d| d.rerun)
+    }
 }
 
 impl Search {
@@ -195,7 +200,7 @@ impl Search {
             return Some(BoundBy::LoaderLimit);
         }
         let top = whole(self.upper_rps);
-        let failed_above = self.steps.iter().filter(|s| !s.passed() && s.rate_asked > c);
+        let failed_above = self.steps.iter().filter(|s| s.counts() && !s.passed() && s.rate_asked > c);
         let Some(lowest) = failed_above.clone().map(|s| s.rate_asked).reduce(f64::min) else {
             return (c >= top).then_some(BoundBy::Upper);
         };

@@ -392,3 +392,31 @@ fn a_coin_toss_boundary_is_found_within_10_percent_in_95_of_100_searches() {
     let (near, held) = coin_toss_searches(&set, c, c, 0.10);
     assert!(near >= 95, "at the default cap: {near} of 100 within 10 %, {held} brackets hold it");
 }
+
+#[test]
+fn a_disturbed_window_is_run_again_once_and_counts_in_no_verdict() {
+    // 2 ms per request, and every window another process stalled the machine by 30 ms while the subject and the
+    // loader waited 1 ms: each rate's first disturbed window is run again and left out of its verdict, and the
+    // second disturbed window at the same rate counts (one rerun a rate), so the search still ends within its cap.
+    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+    let stall = crate::schema::Disturbance {
+        cpu_stall_ms: 30.0,
+        subject_run_delay_ms: 0.5,
+        loader_run_delay_ms: 0.5,
+        rerun: false,
+    };
+    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
+    let s =
+        search_of("svc", 520.0, search(520.0, &set, |r| Ok(StepResult { disturbance: Some(stall), ..sim.step(r)? })));
+    assert!(s.steps.len() <= set.max_steps, "{s:#?}");
+    let reruns: Vec<&Step> = s.steps.iter().filter(|st| !st.counts()).collect();
+    assert!(!reruns.is_empty() && reruns.iter().all(|st| st.verdict.is_none()), "{s:#?}");
+    let mut rates: Vec<f64> = s.steps.iter().map(|st| st.rate_asked).collect();
+    rates.dedup();
+    for rate in rates {
+        let at = s.steps.iter().filter(|st| st.rate_asked == rate && !st.counts()).count();
+        assert!(at <= 1, "one rerun a rate, {rate}: {s:#?}");
+    }
+    // Undisturbed, the same search decides its first rate on two windows; here it took three.
+    assert_eq!(s.steps.iter().take_while(|st| st.rate_asked == s.steps[0].rate_asked).count(), 3, "{s:#?}");
+}

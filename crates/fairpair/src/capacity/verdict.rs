@@ -74,7 +74,9 @@ pub struct Tally {
 /// windows left) leaves none: then the rate is undecided, whatever its windows said. While `exploring` (the search
 /// has no bracket yet), a first window that misses ends the rate as not met with no verdict (`None`): far from the
 /// boundary that is cheap and almost always right, and the search decides such a rate in full before its bracket
-/// closes on it. Each window's result is handed to `record`, with the verdict when it settled the rate.
+/// closes on it. A window the machine disturbed (`crate::disturbance`) is run again, once a rate, and counts in no
+/// verdict; the rerun is a window of the search's cap like any other. Each window's result is handed to `record`,
+/// with the verdict when it settled the rate.
 pub fn judge(
     rate: f64,
     (room, exploring): (usize, bool),
@@ -83,9 +85,15 @@ pub fn judge(
     run: &mut impl FnMut(f64) -> anyhow::Result<StepResult>,
     mut record: impl FnMut(StepResult, Option<Verdict>),
 ) -> anyhow::Result<Option<Verdict>> {
-    let last = tally.n + room.max(1);
+    let (mut used, mut rerun) = (0, false);
     loop {
-        let result = run(rate)?;
+        let mut result = run(rate)?;
+        used += 1;
+        if let Some(d) = result.disturbance.as_mut().filter(|d| d.disturbed() && !rerun && used < room) {
+            (d.rerun, rerun) = (true, true);
+            record(result, None);
+            continue;
+        }
         let met = settings.objective.misses(&result, rate).is_none();
         (tally.met, tally.n) = (tally.met + usize::from(met), tally.n + 1);
         if exploring && tally.n == 1 && !met {
@@ -94,7 +102,7 @@ pub fn judge(
         }
         // The cap cutting a rate short leaves it undecided, not met on one window.
         let verdict = match decide(tally.met, tally.n, settings.max_windows) {
-            None if tally.n >= last => Some(Verdict::Undecided),
+            None if used >= room => Some(Verdict::Undecided),
             v => v,
         };
         record(result, verdict);

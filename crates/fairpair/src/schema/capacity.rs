@@ -46,6 +46,24 @@ pub struct StepResult {
     pub command: String,
     /// Whether the machine was idle when the step began.
     pub machine_idle: bool,
+    /// What disturbed the window, as far as the kernel's counters tell (`crate::disturbance`; `None` where they
+    /// could not be read, as on a server host, and in files written before they were).
+    #[serde(default)]
+    pub disturbance: Option<Disturbance>,
+}
+
+/// A window's disturbance figures, in milliseconds over the measured part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Disturbance {
+    /// Time in which at least one task of the machine waited for a CPU (`/proc/pressure/cpu`, `some total`).
+    pub cpu_stall_ms: f64,
+    /// Time the subject's threads waited on a run queue, summed over them (`/proc/PID/task/*/schedstat`).
+    pub subject_run_delay_ms: f64,
+    /// The same of the loader's threads, read while it ran.
+    pub loader_run_delay_ms: f64,
+    /// Whether this window was disturbed and is run again: it counts in no verdict.
+    #[serde(default)]
+    pub rerun: bool,
 }
 
 /// One step of a search: the rate asked, what it measured, and the verdict.

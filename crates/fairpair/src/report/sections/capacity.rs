@@ -197,7 +197,7 @@ fn repeat_text(s: &Search, windows: bool) -> String {
     match s.outcome {
         // The windows at the capacity's rate, which decided it: how far apart their percentile was.
         Outcome::Found { spread_percent, .. } if windows => {
-            let n = s.steps.iter().filter(|st| Some(st.rate_asked) == s.capacity()).count();
+            let n = s.steps.iter().filter(|st| Some(st.rate_asked) == s.capacity() && st.counts()).count();
             format!("{spread_percent:.0} % over {n} windows")
         }
         Outcome::Found { spread_percent, confirmed: true, .. } => format!("{spread_percent:.0} %"),
@@ -291,7 +291,7 @@ fn rate_text(search: &Search, i: usize) -> String {
     let step = &search.steps[i];
     let Some(verdict) = step.verdict else { return String::new() };
     let same: Vec<&crate::capacity::Step> =
-        search.steps[..=i].iter().filter(|s| s.rate_asked == step.rate_asked).collect();
+        search.steps[..=i].iter().filter(|s| s.rate_asked == step.rate_asked && s.counts()).collect();
     let met = same.iter().filter(|s| s.passed()).count();
     let word = match verdict {
         Verdict::Met => "met",
@@ -311,6 +311,7 @@ fn steps_table(c: &CapacityRecord) -> Table {
         ("p99 ms", Align::Right),
         ("p99.9 ms", Align::Right),
         ("errors · aborted", Align::Right),
+        ("CPU stall · own run delay ms", Align::Right),
         ("verdict", Align::Left),
     ]);
     let limit = c.loader_limit.iter().map(|s| (format!("loader's limit (ceiling {})", s.scenario), s));
@@ -323,7 +324,10 @@ fn steps_table(c: &CapacityRecord) -> Table {
                 (None, true) => "met (repeat)".to_string(),
                 (Some(why), repeat) => format!("missed{}: {why}", if repeat { " (repeat)" } else { "" }),
             };
-            let verdict = format!("{verdict}{}", rate_text(search, i));
+            let verdict = match step.counts() {
+                true => format!("{verdict}{}", rate_text(search, i)),
+                false => format!("{verdict}; disturbed (the machine stalled beyond the two's own wait): run again"),
+            };
             let verdict = if r.machine_idle { verdict } else { format!("{verdict} (busy machine)") };
             t.row(vec![
                 name.clone(),
@@ -334,6 +338,10 @@ fn steps_table(c: &CapacityRecord) -> Table {
                 format!("{:.2}", r.latency.p99_ms),
                 r.latency.p99_9_ms.map_or("n/r".into(), |v| format!("{v:.2}")),
                 format!("{} · {}", r.errors + r.unexpected, r.aborted),
+                // The machine's CPU stall over the window, and the subject's and the loader's own run-queue wait.
+                r.disturbance.map_or("—".into(), |d| {
+                    format!("{:.1} · {:.1}", d.cpu_stall_ms, d.subject_run_delay_ms + d.loader_run_delay_ms)
+                }),
                 verdict,
             ]);
         }
