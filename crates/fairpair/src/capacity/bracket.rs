@@ -27,9 +27,14 @@ pub fn search(
     let first = whole(START_FRACTION * upper);
     let lowest = whole(first * LOWEST_FRACTION);
     let resolution = settings.resolution_percent;
-    // `up`: the lowest rate not met, and its windows so far (one, when the search met it exploring: see `judge`).
-    let (mut rate, mut lo, mut up) = (first, None::<f64>, None::<(f64, Tally)>);
+    // `not_met`: every rate not met, with its windows so far (one, when the search left it exploring: see `judge`).
+    // The bracket's upper end is the lowest of them above `lo`.
+    let (mut rate, mut lo, mut not_met) = (first, None::<f64>, Vec::<(f64, Tally)>::new());
     let mut tally = Tally::default();
+    let lowest_above = |not_met: &[(f64, Tally)], l: Option<f64>| {
+        let above = not_met.iter().filter(|(r, _)| l.is_none_or(|l| *r > l)).copied();
+        above.min_by(|a, b| a.0.total_cmp(&b.0))
+    };
     let outcome = loop {
         let room = settings.max_steps.saturating_sub(steps.len());
         if room == 0 {
@@ -39,7 +44,7 @@ pub fn search(
                 None => Outcome::NoRate { lowest_rps: steps.last().map_or(rate, |s| s.rate_asked) },
             };
         }
-        let exploring = (lo.is_none() || up.is_none()) && rate > lowest && tally.n == 0;
+        let exploring = (lo.is_none() || lowest_above(&not_met, lo).is_none()) && rate > lowest && tally.n == 0;
         let record = |result: StepResult, verdict: Option<Verdict>| {
             let missed = settings.objective.misses(&result, rate);
             steps.push(Step { rate_asked: rate, result, missed, repeat: false, verdict });
@@ -47,8 +52,7 @@ pub fn search(
         match judge(rate, (room, exploring), &mut tally, settings, &mut run, record) {
             Err(e) => break Outcome::Failed { why: format!("{e:#}") },
             Ok(Some(Verdict::Met)) => lo = Some(lo.map_or(rate, |l| l.max(rate))),
-            Ok(_) if up.is_none_or(|(u, _)| rate <= u) => up = Some((rate, tally)),
-            Ok(_) => {}
+            Ok(_) => not_met.push((rate, tally)),
         }
         tally = Tally::default();
         let Some(l) = lo else {
@@ -58,15 +62,17 @@ pub fn search(
             rate = whole(rate / 2.0).max(lowest);
             continue;
         };
-        match up {
+        match lowest_above(&not_met, lo) {
             None => rate = climb(l),
             Some((u, t)) if close_enough(l, u, resolution) => {
                 if t.n > 1 || decide(t.met, t.n, settings.max_windows).is_some() {
                     break found(&steps, l, settings, true);
                 }
                 // The bracket would close on a rate missed by one window while exploring: it is decided in full
-                // first, so that one stalled window cannot set the capacity.
-                (rate, tally, up) = (u, t, None);
+                // first, so that one stalled window cannot set the capacity. Met, the next rate not met above it
+                // is the bracket's end.
+                not_met.retain(|(r, _)| *r != u);
+                (rate, tally) = (u, t);
             }
             Some((u, _)) => rate = whole((l * u).sqrt()),
         }
@@ -143,8 +149,8 @@ impl Search {
 }
 
 /// Windows a search is expected to take on a quiet machine: two per rate (two agreeing windows decide one), for the
-/// first rate, one halving and the bisection to the resolution. (A capacity at the upper bound takes about as many:
-/// the first rate, the bisection up to the upper bound and the bound itself, one rate above it.)
+/// first rate, one halving and the bisection to the resolution; a rate missed while the search explores takes one.
+/// (A capacity above the first rate takes about as many: the first rate, a doubling, the bisection.)
 pub fn expected_steps(resolution_percent: f64) -> usize {
     let bisections = (2f64.ln() / (1.0 + resolution_percent / 100.0).ln()).log2().ceil().max(0.0) as usize;
     2 * (2 + bisections)

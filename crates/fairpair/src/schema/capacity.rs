@@ -107,10 +107,11 @@ pub struct Bracket {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Outcome {
-    /// The capacity: it passed twice, and the rate one resolution step above it failed. `spread_percent`: how far
-    /// apart the two passing steps' objective percentile were. `confirmed: false`: the search reached its cap of
-    /// steps first, and this is its last passing rate below every failing one (the highest rate tried, when none
-    /// failed above it: a bound).
+    /// The capacity: the highest rate decided met, with a rate not met within the resolution above it.
+    /// `spread_percent`: how far apart the objective percentile of its windows was. `confirmed: false`: the search
+    /// reached its cap of steps before its bracket closed (a bound, when no rate above it failed). In files written
+    /// before a rate was decided by several windows: a rate that passed twice, `spread_percent` the change between
+    /// the two, and `confirmed: false` a last passing rate below every failing one, never repeated.
     Found { rps: f64, spread_percent: f64, confirmed: bool },
     /// Every step failed, down to `lowest_rps`.
     NoRate { lowest_rps: f64 },
