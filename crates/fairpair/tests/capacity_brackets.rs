@@ -52,6 +52,11 @@ fn a_file_written_before_brackets_reads_them_from_its_steps_and_is_still_compare
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        // Each side's bracket is in the notes of the capacity row it has one for.
+        if old == fixture() {
+            assert!(stdout.contains("old: bracket 766–800/s") && stdout.contains("new: bracket 766–800/s"), "{stdout}");
+        }
     }
 }
 

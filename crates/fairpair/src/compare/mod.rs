@@ -141,12 +141,16 @@ fn notes(o: &Figure, n: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String
     }
 }
 
-/// `new: ≥, search-upper-bound`: a capacity bound is a lower bound, with the reason the export names.
+/// `new: ≥, search-upper-bound`: a capacity bound is a lower bound, with the reason the export names; and each side's
+/// bracket, when a rate above its capacity was decided missed (`old: bracket 766–800/s`).
 fn capacity_notes(o: &Figure, n: &Figure) -> Vec<String> {
-    [("old", o), ("new", n)]
+    let bounds = [("old", o), ("new", n)]
         .into_iter()
-        .filter_map(|(side, f)| f.limit.map(|l| format!("{side}: ≥, {}", l.as_str())))
-        .collect()
+        .filter_map(|(side, f)| f.limit.map(|l| format!("{side}: ≥, {}", l.as_str())));
+    let brackets = [("old", o), ("new", n)].into_iter().filter_map(|(side, f)| {
+        f.bracket.filter(|b| b.high.is_some()).map(|b| format!("{side}: {}", crate::capacity::bracket_text(&b)))
+    });
+    bounds.chain(brackets).collect()
 }
 
 fn throughput_notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
