@@ -66,7 +66,9 @@ impl Searcher<'_, '_> {
             steps,
             outcome,
             bound: false,
+            bracket: None,
         }
+        .with_bracket()
     }
 
     /// One step at `rate`: a run on a fresh server with a store sized for the rate.
@@ -90,6 +92,7 @@ impl Searcher<'_, '_> {
             aborted: tools::oha::aborted(&rec.load.stdout),
             command: rec.load.command,
             machine_idle: rec.machine_idle,
+            disturbance: rec.disturbance,
         })
     }
 
@@ -117,6 +120,7 @@ fn failed(spec: &SubjectSpec, scenario: &Scenario, why: String) -> Search {
         steps: Vec::new(),
         outcome: Outcome::Failed { why },
         bound: false,
+        bracket: None,
     }
 }
 

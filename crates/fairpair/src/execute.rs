@@ -365,12 +365,20 @@ impl<'a> Execution<'a> {
             record.searches.push(search);
             record.mark_bounds();
             let s = record.searches.last().expect("pushed");
+            // Above the rate the loader's own search missed the objective at, a rate met is the machine's noise.
+            let figure = match record.unresolved(s) {
+                Some(from) => format!(
+                    "not a capacity: {} is above {}/s, where the loader's own search missed the objective",
+                    s.figure(),
+                    crate::text::thousands(from)
+                ),
+                None => s.figure(),
+            };
             let line = format!(
-                "capacity of {} on {} at {}: {} ({} steps)",
+                "capacity of {} on {} at {}: {figure} ({} windows)",
                 s.subject,
                 s.scenario,
                 cap.settings.objective,
-                s.figure(),
                 s.steps.len()
             );
             self.progress.println(line);

@@ -40,6 +40,7 @@ pub mod command;
 pub mod compare;
 pub mod console;
 pub mod diagnose;
+pub mod disturbance;
 pub mod env;
 pub mod execute;
 pub mod export;

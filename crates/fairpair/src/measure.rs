@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
+use crate::disturbance::{self, Disturbance};
 use crate::host::{self, Host};
 use crate::plan::{Plan, Scenario};
 use crate::procstat::{self, MachineTicks};
@@ -59,6 +60,8 @@ pub struct RunRecord {
     pub sampled: Sampled,
     /// The subject's memory (idle, after the load), when asked for and readable.
     pub memory: Option<(Memory, Memory)>,
+    /// At a fixed rate, with the server on this machine: what disturbed the measured part (`crate::disturbance`).
+    pub disturbance: Option<Disturbance>,
 }
 
 /// The run procedure and what it needs from the whole execution: the plan, the closed-loop tool, the scripts it
@@ -111,6 +114,12 @@ impl Window {
             },
         })
     }
+}
+
+/// The processes of the server's tree on this machine (the server and its workers).
+fn tree_pids(server: &Running) -> Vec<i32> {
+    let all = server.host.processes().unwrap_or_default();
+    procstat::tree_of(&all, server.pid).iter().map(|p| p.pid).collect()
 }
 
 /// What the `/proc` counters say about the time between two windows.
@@ -279,9 +288,24 @@ impl<'a> Runner<'a> {
             0 => None,
             secs => Some(tools::invoke(spec.tool, &load_of(secs), plan.loader_pin()).context("warm-up")?),
         };
+        // At a fixed rate (the capacity search's windows), the kernel's counters of who waited for a CPU.
+        let watch = spec.rate.is_some() && server.host.is_local();
+        let own = || watch.then(|| disturbance::run_delay_ns(&tree_pids(&server)));
+        let (stall_before, own_before) = (watch.then(disturbance::cpu_stall_us).flatten(), own());
         let before = Window::now(&server, self.interface.as_deref())?;
-        let load = tools::invoke(spec.tool, &load_of(spec.duration_s), plan.loader_pin())?;
+        let (load, loader_delay) =
+            tools::invoke_sampled(spec.tool, &load_of(spec.duration_s), plan.loader_pin(), watch)?;
         let after = Window::now(&server, self.interface.as_deref())?;
+        let (stall_after, own_after) = (watch.then(disturbance::cpu_stall_us).flatten(), own());
+        let disturbance = match (stall_before.zip(stall_after), own_before.zip(own_after), loader_delay) {
+            (Some((s0, s1)), Some((o0, o1)), Some(loader)) => Some(Disturbance {
+                cpu_stall_ms: s1.saturating_sub(s0) as f64 / 1e3,
+                subject_run_delay_ms: o1.saturating_sub(o0) as f64 / 1e6,
+                loader_run_delay_ms: loader as f64 / 1e6,
+                rerun: false,
+            }),
+            _ => None,
+        };
         let memory = match idle {
             Some(idle) => Some((idle, memory_of(&server)?)),
             None => None,
@@ -299,6 +323,7 @@ impl<'a> Runner<'a> {
             sampled: Sampled::between(&before, &after, load.cpu_us / 1e6 * self.hz, server_here),
             load,
             memory,
+            disturbance,
         })
     }
 

@@ -67,7 +67,7 @@ fn python_rows(csv: &str) -> Vec<serde_json::Map<String, Value>> {
 
 /// The columns in order: `bound_reason`, added after the others, is last, so a positional reader of the earlier
 /// ones still reads them.
-const COLUMNS: [&str; 13] = [
+const COLUMNS: [&str; 15] = [
     "subject",
     "scenario",
     "connections",
@@ -81,6 +81,8 @@ const COLUMNS: [&str; 13] = [
     "flags",
     "verified",
     "bound_reason",
+    "bracket_low",
+    "bracket_high",
 ];
 
 /// The BMF unit of each CSV unit: Bencher's latency is in nanoseconds, memory goes as bytes.
@@ -119,8 +121,11 @@ fn every_committed_result_exports_a_csv_python_reads_and_a_bmf_of_the_same_figur
             assert_eq!(reading == "value", reason.is_empty(), "{row:?}");
             assert!(reason.is_empty() || reasons.contains(&reason), "{row:?}");
             if row["figure"] == "capacity" {
-                // One search in a file: one sample, no range invented around it.
+                // One search in a file: one sample, no range invented around it; its bracket starts at it.
                 assert!(min == median && median == max && row["repeats"] == "1", "{row:?}");
+                assert_eq!(row["bracket_low"].as_str().unwrap().parse::<f64>().unwrap(), median, "{row:?}");
+                let high = row["bracket_high"].as_str().unwrap();
+                assert!(high.is_empty() || high.parse::<f64>().unwrap() > median, "{row:?}");
             }
         }
 
@@ -144,7 +149,9 @@ fn every_committed_result_exports_a_csv_python_reads_and_a_bmf_of_the_same_figur
             assert!((value - want).abs() <= want.abs() * 1e-12, "{name} {}: {value} vs median {median}", s("figure"));
             assert!(lower <= value && value <= upper, "{name} {}: {m}", s("figure"));
             if s("figure") == "capacity" {
-                assert!(lower == value && value == upper, "{name}: one search, {m}");
+                // Its upper value is the bracket's high end, when a rate above it was decided missed.
+                let high = s("bracket_high").parse::<f64>().unwrap_or(median);
+                assert!(lower == value && upper == high, "{name}: one search, {m}");
             }
         }
     }

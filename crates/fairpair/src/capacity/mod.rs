@@ -13,15 +13,15 @@
 //!   measured in the same run (or a short closed-loop probe under `--capacity-only`). It is where the search starts,
 //!   not a limit: with a fixed connection count a closed loop is held down by latency (Little's law), so a service
 //!   with a long but concurrent service time can serve more open-loop than closed-loop.
-//! - It halves the rate until a step meets the objective; the lowest rate it tries is [`LOWEST_FRACTION`] of the
-//!   first, below which it reports "no rate meets the objective" (naming the lowest rate tried).
-//! - Until a step fails, it bisects up to the upper bound and tries it; when the objective holds there too, it tries
-//!   one resolution step above it, then doubles the rate until a step fails.
-//! - It bisects (geometrically) between the last passing and the first failing rate until they are within the
-//!   resolution, then repeats the passing rate. When the repeat fails, that rate counts as failing and the search
-//!   starts again below it (halving, then bisecting): a capacity has passed twice, and the rate one resolution step
-//!   above it has failed. After `max_steps` (a setting, so that the estimate can budget every search at its cap:
-//!   [`max_steps`]) it stops, and reports its last passing rate below every failing one, marked unconfirmed.
+//! - Each rate is decided by several windows (steps), each a fresh server at that rate: met, missed or undecided,
+//!   by the share of its windows meeting the objective ([`verdict`]).
+//! - It halves the rate until a rate is met; the lowest rate it tries is [`LOWEST_FRACTION`] of the first, below
+//!   which it reports "no rate meets the objective" (naming the lowest rate tried).
+//! - Until a rate is not met, it doubles the rate, past the upper bound too.
+//! - It bisects (geometrically) between the highest rate met and the lowest not met until they are within the
+//!   resolution ([`bracket`]). The capacity is the highest rate met, reported with its bracket: up to the lowest rate
+//!   decided missed. After `max_steps` windows (a setting, so that the estimate can budget every search at its cap:
+//!   [`max_steps`]) it stops with the bracket it has, marked as not closed.
 //! - A capacity is printed as a bound, `≥ N/s`, for a [`BoundBy`] reason: it is at least [`LOADER_BOUND_SHARE`] of
 //!   the loader's own open-loop limit (the same search against the `ceiling`, in preflight); or the step that failed
 //!   just above it, at a rate the subject served in closed loop, did not hold its rate (the loader's limit reached
@@ -32,11 +32,17 @@
 
 use anyhow::{Result, bail};
 
+mod bracket;
+pub mod verdict;
+
+use bracket::whole;
+pub use bracket::{expected_steps, max_steps, search};
+
 // The records of the search are `benchmark.json` types, defined with the others in `schema/capacity.rs`; how each is
 // computed and read is here.
 use crate::schema::Latency;
 pub use crate::schema::{
-    Bound, CapacityRecord, Objective, Outcome, Percentile, Search, SearchSettings, Step, StepResult,
+    Bound, Bracket, CapacityRecord, Objective, Outcome, Percentile, Search, SearchSettings, Step, StepResult, Verdict,
 };
 use crate::text::thousands;
 use crate::usage;
@@ -178,6 +184,11 @@ impl Step {
     pub fn passed(&self) -> bool {
         self.missed.is_none()
     }
+
+    /// Whether the window counts: not one the machine disturbed, which was run again.
+    pub fn counts(&self) -> bool {
+        !self.result.disturbance.is_some_and(|d| d.rerun)
+    }
 }
 
 impl Search {
@@ -189,7 +200,7 @@ impl Search {
             return Some(BoundBy::LoaderLimit);
         }
         let top = whole(self.upper_rps);
-        let failed_above = self.steps.iter().filter(|s| !s.passed() && s.rate_asked > c);
+        let failed_above = self.steps.iter().filter(|s| s.counts() && !s.passed() && s.rate_asked > c);
         let Some(lowest) = failed_above.clone().map(|s| s.rate_asked).reduce(f64::min) else {
             return (c >= top).then_some(BoundBy::Upper);
         };
@@ -198,7 +209,8 @@ impl Search {
         at_lowest.any(|s| !holds_rate(&s.result, s.rate_asked)).then_some(BoundBy::RateNotHeldAbove)
     }
 
-    /// Whether the capacity is the search's last passing rate at its cap of steps, never repeated.
+    /// Whether the search stopped at its cap of steps before its bracket closed to the resolution (before brackets:
+    /// the search's last passing rate, never repeated).
     pub fn unconfirmed(&self) -> bool {
         matches!(self.outcome, Outcome::Found { confirmed: false, .. })
     }
@@ -209,15 +221,15 @@ impl Search {
             _ => None,
         }
     }
-    /// `12,345/s`, `≥ 41,000/s` (a bound), or why there is none.
+    /// `12,345/s (bracket 12,345–12,900/s)`, `≥ 41,000/s` (a bound), or why there is none.
     pub fn figure(&self) -> String {
         match &self.outcome {
-            Outcome::Found { rps, confirmed: false, .. } => {
+            Outcome::Found { rps, confirmed, .. } => {
                 let at_least = if self.bound { "≥ " } else { "" };
-                format!("{at_least}{}/s (unconfirmed: the search reached its cap of steps)", thousands(*rps))
+                let bracket = self.bracket().map_or(String::new(), |b| format!(" ({})", bracket_text(&b)));
+                let cap = if *confirmed { "" } else { " (unconfirmed: the search reached its cap of steps)" };
+                format!("{at_least}{}/s{bracket}{cap}", thousands(*rps))
             }
-            Outcome::Found { rps, .. } if self.bound => format!("≥ {}/s", thousands(*rps)),
-            Outcome::Found { rps, .. } => format!("{}/s", thousands(*rps)),
             Outcome::NoRate { lowest_rps } => {
                 format!("no rate meets the objective (lowest tried {}/s)", thousands(*lowest_rps))
             }
@@ -226,149 +238,38 @@ impl Search {
     }
 }
 
+/// `bracket 20,838–21,769/s`, or `bracket from 20,838/s, no rate above it decided missed`.
+pub fn bracket_text(b: &Bracket) -> String {
+    match b.high {
+        Some(high) => format!("bracket {}–{}/s", thousands(b.low), thousands(high)),
+        None => format!("bracket from {}/s, no rate above it decided missed", thousands(b.low)),
+    }
+}
+
 impl CapacityRecord {
     pub fn loader_limit_rps(&self) -> Option<f64> {
         self.loader_limit.as_ref().and_then(Search::capacity)
     }
+    /// The lowest rate at which the loader's own search (against the ceiling, the fixed response that costs the
+    /// server nothing) missed the objective: at and above it this machine, loader and all, cannot show the objective
+    /// met, so a subject's rate above it that met the objective is no capacity the machine resolved. `None` when
+    /// the loader's limit was not searched (`--quick`) or missed at no rate.
+    pub fn unresolved_from(&self) -> Option<f64> {
+        self.loader_limit.as_ref()?.lowest_missed()
+    }
+
+    /// When `s`'s capacity is above [`CapacityRecord::unresolved_from`], that rate: its figure is then not a capacity.
+    pub fn unresolved(&self, s: &Search) -> Option<f64> {
+        let from = self.unresolved_from()?;
+        (s.capacity()? > from).then_some(from)
+    }
+
     /// Marks as a bound every capacity that has a [`BoundBy`] reason.
     pub fn mark_bounds(&mut self) {
         let limit = self.loader_limit_rps();
         for s in &mut self.searches {
             s.bound = s.bound_by(limit).is_some();
         }
-    }
-}
-
-/// Steps a search is expected to take on a quiet machine: the first, one halving, the bisection, the repeat. (A
-/// capacity at the upper bound takes fewer: the first, the bisection up to the upper bound and the bound itself,
-/// one step above it, the repeat. One further above takes more, and may reach the cap: see [`search`].)
-pub fn expected_steps(resolution_percent: f64) -> usize {
-    let bisections = (2f64.ln() / (1.0 + resolution_percent / 100.0).ln()).log2().ceil().max(0.0) as usize;
-    3 + bisections
-}
-
-/// The cap of one search's steps, which the estimate budgets for every search: the expected steps and one more (a
-/// second halving, a failed repeat and its fallback, or a doubling above the upper bound), or exactly the expected
-/// steps under `--quick`, whose whole run must fit two minutes. A noisy machine took 10–16 steps a search; that time is what the cap bounds.
-pub fn max_steps(resolution_percent: f64, quick: bool) -> usize {
-    expected_steps(resolution_percent) + usize::from(!quick)
-}
-
-/// A whole rate, at least 1/s (oha takes whole requests per second).
-fn whole(rate: f64) -> f64 {
-    rate.round().max(1.0)
-}
-
-/// Searches for the capacity, starting below `upper` (see the module header). `run(rate)` runs one step; an error
-/// stops the search with the steps so far and [`Outcome::Failed`].
-pub fn search(
-    upper: f64,
-    settings: &SearchSettings,
-    mut run: impl FnMut(f64) -> Result<StepResult>,
-) -> (Vec<Step>, Outcome) {
-    let mut steps: Vec<Step> = Vec::new();
-    let mut step = |rate: f64, repeat: bool, steps: &mut Vec<Step>| -> Result<bool> {
-        let result = run(rate)?;
-        let missed = settings.objective.misses(&result, rate);
-        steps.push(Step { rate_asked: rate, result, missed, repeat });
-        Ok(steps.last().expect("pushed").passed())
-    };
-    let top = whole(upper);
-    let first = whole(START_FRACTION * upper);
-    let lowest = whole(first * LOWEST_FRACTION);
-    let resolution = settings.resolution_percent;
-    // `hi`: the lowest rate that failed; until one has, the search climbs (`climb`), so that every capacity it
-    // confirms has a failing step above it.
-    let (mut rate, mut hi, mut lo) = (first, None::<f64>, None::<f64>);
-    let outcome = loop {
-        if let Some(last) = steps.last().filter(|_| steps.len() >= settings.max_steps) {
-            // At the cap: the last passing rate, or (after a failed repeat reset it) the highest passing rate below
-            // the failing one, unconfirmed.
-            let below = |hi: f64| steps.iter().filter(move |s| s.passed() && s.rate_asked < hi).map(|s| s.rate_asked);
-            break match lo.or_else(|| below(hi.unwrap_or(f64::INFINITY)).reduce(f64::max)) {
-                Some(rps) => Outcome::Found { rps, spread_percent: 0.0, confirmed: false },
-                None => Outcome::NoRate { lowest_rps: last.rate_asked },
-            };
-        }
-        match step(rate, false, &mut steps) {
-            Err(e) => break Outcome::Failed { why: format!("{e:#}") },
-            Ok(true) => lo = Some(rate),
-            Ok(false) => hi = Some(rate),
-        }
-        let Some(l) = lo else {
-            if rate / 2.0 < lowest - 0.5 {
-                break Outcome::NoRate { lowest_rps: rate };
-            }
-            rate = whole(rate / 2.0).max(lowest);
-            continue;
-        };
-        let Some(h) = hi else {
-            rate = climb(l, top, resolution);
-            continue;
-        };
-        if !close_enough(l, h, resolution) {
-            rate = whole((l * h).sqrt());
-            continue;
-        }
-        // The repeat is a step like any other: at the cap, the loop's top ends the search unconfirmed instead.
-        if steps.len() >= settings.max_steps {
-            continue;
-        }
-        match step(l, true, &mut steps) {
-            Err(e) => break Outcome::Failed { why: format!("{e:#}") },
-            Ok(true) => {
-                break Outcome::Found { rps: l, spread_percent: repeat_spread(&steps, settings), confirmed: true };
-            }
-            // The repeat failed: the rate is not held reliably, so it counts as failing, and the search starts again
-            // below it (halving, then bisecting): on a noisy machine the noise is larger than the resolution.
-            // The highest lower rate that already passed is tried again first, rather than halving below rates
-            // already met (which ended searches with "no rate" beside steps that had met the objective).
-            Ok(false) => {
-                (hi, lo) = (Some(l), None);
-                let met = steps.iter().filter(|s| s.passed() && s.rate_asked < l).map(|s| s.rate_asked);
-                if let Some(floor) = met.reduce(f64::max) {
-                    rate = floor;
-                    continue;
-                }
-                if l / 2.0 < lowest - 0.5 {
-                    break Outcome::NoRate { lowest_rps: l };
-                }
-                rate = whole(l / 2.0).max(lowest);
-            }
-        }
-    };
-    (steps, outcome)
-}
-
-/// Whether a passing rate `lo` and a failing rate `hi` are within the resolution of each other (or 1/s apart, the
-/// finest step oha takes).
-fn close_enough(lo: f64, hi: f64, resolution_percent: f64) -> bool {
-    hi / lo <= 1.0 + resolution_percent / 100.0 || hi - lo <= 1.0
-}
-
-/// The next rate after `l` passed while no step has failed yet. Below the upper bound `top`, it bisects up to it,
-/// then tries `top` itself. When the objective holds at `top`, the closed-loop throughput was no limit, so it goes
-/// above: one resolution step first (rounded down, so that a failure there ends the bisection at once: a capacity
-/// at the closed-loop figure, as a one-worker service has, is confirmed in one more step), then doubling, which
-/// finds a capacity far above the closed-loop figure in few steps, and the bisection narrows it after.
-fn climb(l: f64, top: f64, resolution_percent: f64) -> f64 {
-    if l < top {
-        return if close_enough(l, top, resolution_percent) { top } else { whole((l * top).sqrt()) };
-    }
-    if l == top { (top * (1.0 + resolution_percent / 100.0)).floor().max(top + 1.0) } else { whole(2.0 * l) }
-}
-
-/// How far apart the capacity's repeat (the last step) and the earlier passing step at the same rate are in the
-/// first objective percentile, percent of their mean. (A failing step above the capacity may lie between the two.)
-fn repeat_spread(steps: &[Step], settings: &SearchSettings) -> f64 {
-    let p = settings.objective.0[0].percentile;
-    let Some(repeat) = steps.last() else { return 0.0 };
-    let first = steps.iter().rev().skip(1).find(|s| s.rate_asked == repeat.rate_asked && s.passed());
-    let values: Vec<f64> =
-        [Some(repeat), first].into_iter().flatten().filter_map(|s| p.of(&s.result.latency)).collect();
-    match values[..] {
-        [a, b] if a + b > 0.0 => (a - b).abs() / ((a + b) / 2.0) * 100.0,
-        _ => 0.0,
     }
 }
 

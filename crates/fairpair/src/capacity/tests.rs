@@ -42,12 +42,20 @@ impl Simulated {
 /// The search's settings, with a cap of steps that does not cut the searches short (the cap has its own test).
 fn settings(resolution_percent: f64) -> SearchSettings {
     let objective = Objective::default();
-    SearchSettings { objective, resolution_percent, step_s: 5, warmup_s: 1, connections: 50, max_steps: 16 }
+    SearchSettings {
+        objective,
+        resolution_percent,
+        step_s: 5,
+        warmup_s: 1,
+        connections: 50,
+        max_steps: 40,
+        max_windows: 5,
+    }
 }
 
 fn search_of(subject: &str, upper_rps: f64, (steps, outcome): (Vec<Step>, Outcome)) -> Search {
     let (subject, scenario, upper_from) = (subject.into(), "get".into(), "closed-loop".into());
-    Search { subject, scenario, upper_rps, upper_from, steps, outcome, bound: false }
+    Search { subject, scenario, upper_rps, upper_from, steps, outcome, bound: false, bracket: None }.with_bracket()
 }
 
 #[test]
@@ -58,9 +66,14 @@ fn finds_a_known_capacity_within_its_resolution() {
         let (steps, outcome) = search(upper, &settings(resolution), |r| sim.step(r));
         let Outcome::Found { rps, confirmed: true, .. } = outcome else { panic!("{outcome:?}") };
         assert!(rps <= 500.0 && rps >= 500.0 / (1.0 + resolution / 100.0), "{rps} at {resolution} %: {steps:#?}");
-        // The capacity passed, and so did its repeat; every failing rate is above it, every passing one at most it.
+        // Every failing window is above the capacity, every passing one at most it.
         assert!(steps.iter().all(|s| s.passed() == (s.rate_asked <= rps)), "{steps:#?}");
-        assert!(steps.last().unwrap().repeat && steps.len() <= expected_steps(resolution) + 3, "{steps:#?}");
+        // No repeat: each rate is decided by its windows, two that agree on a subject with no noise (or one that
+        // missed while the search explored).
+        let mut rates: Vec<f64> = steps.iter().map(|s| s.rate_asked).collect();
+        rates.dedup();
+        assert!(!steps.iter().any(|s| s.repeat) && steps.len() <= 2 * rates.len(), "{steps:#?}");
+        assert!(steps.len() <= expected_steps(resolution) + 4, "{steps:#?}");
     }
 }
 
@@ -95,12 +108,12 @@ fn a_capacity_far_above_the_closed_loop_throughput_is_found_above_it() {
     assert!((500.0 / 1.05..=500.0).contains(&rps), "{rps}: {s:#?}");
     assert!(s.steps.iter().all(|st| st.passed() == (st.rate_asked <= rps)), "{s:#?}");
     assert_eq!(s.bound_by(None), None, "{s:#?}");
-    // At the default cap (8 steps at 5 %) the doubling and the bisection do not fit: the search stops with its last
-    // passing rate, well above the upper bound and below a failing step, marked unconfirmed, and no bound.
+    // At the default cap (11 windows at 5 %) the doubling and the bisection do not fit: the search stops with its
+    // highest rate met, well above the upper bound and below a failing window, marked unconfirmed, and no bound.
     let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
     let s = search_of("svc", upper, search(upper, &set, |r| sim.step(r)));
     let Outcome::Found { rps, confirmed: false, .. } = s.outcome else { panic!("{s:#?}") };
-    assert!(rps > 2.0 * upper && rps <= 500.0 && s.steps.len() == 8, "{rps}: {s:#?}");
+    assert!(rps > 2.0 * upper && rps <= 500.0 && s.steps.len() == 11, "{rps}: {s:#?}");
     assert!(s.steps.iter().any(|st| !st.passed() && st.rate_asked > rps), "{s:#?}");
     assert_eq!(s.bound_by(None), None, "{s:#?}");
     assert!(s.figure().contains("unconfirmed") && !s.figure().starts_with("≥"), "{}", s.figure());
@@ -140,8 +153,9 @@ fn a_search_that_never_fails_reaches_its_cap_above_the_upper_bound_as_a_bound() 
             let set = SearchSettings { max_steps: max_steps(resolution, quick), ..settings(resolution) };
             let mut s = search_of("svc", 1_000.0, search(1_000.0, &set, always));
             let Outcome::Found { rps, confirmed: false, .. } = s.outcome else { panic!("{s:#?}") };
-            let highest = s.steps.iter().map(|st| st.rate_asked).reduce(f64::max);
-            assert!(rps > 1_000.0 && highest == Some(rps) && s.steps.len() == set.max_steps, "{s:#?}");
+            // The capacity is the highest rate decided met; a rate the cap cut short above it is undecided.
+            let met = s.steps.iter().filter(|st| st.verdict == Some(Verdict::Met)).map(|st| st.rate_asked);
+            assert!(rps > 1_000.0 && met.reduce(f64::max) == Some(rps) && s.steps.len() == set.max_steps, "{s:#?}");
             assert_eq!(s.bound_by(None), Some(BoundBy::Upper), "{resolution} %: {s:#?}");
             s.bound = true;
             assert!(s.figure().starts_with("≥ "), "{}", s.figure());
@@ -150,21 +164,51 @@ fn a_search_that_never_fails_reaches_its_cap_above_the_upper_bound_as_a_bound() 
 }
 
 #[test]
-fn a_failed_repeat_falls_back_to_a_lower_rate_that_passed() {
-    // A noisy subject: 2 ms per request, but the first repeat of a rate misses. Before, the search then halved
-    // below its lowest rate and could say "no rate" beside steps that had met the objective.
+fn a_rate_whose_windows_split_is_decided_by_more_of_them() {
+    // A noisy subject: 2 ms per request, but the second window of the first rate that gets one misses. Before, a
+    // repeat that missed made the rate a failing one; now the rate's windows split, and three more decide it.
     let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
     let (mut asked, mut spoiled) = (Vec::new(), false);
     let (steps, outcome) = search(7_000.0, &settings(25.0), |r| {
         let mut result = sim.step(r)?;
-        if asked.contains(&r) && !spoiled {
+        if asked.contains(&r) && !spoiled && r <= 500.0 {
             (spoiled, result.latency.p99_ms) = (true, 50.0);
         }
         asked.push(r);
         Ok(result)
     });
     let Outcome::Found { rps, confirmed: true, .. } = outcome else { panic!("{outcome:?}: {steps:#?}") };
-    assert!(rps <= 500.0 && steps.iter().any(|s| s.repeat && !s.passed()), "{rps}: {steps:#?}");
+    assert!(rps <= 500.0 && spoiled, "{rps}: {steps:#?}");
+    // The split rate took five windows, four of which met the objective: met.
+    let split = steps.iter().find(|s| !s.passed() && s.rate_asked <= 500.0).unwrap().rate_asked;
+    let at_split: Vec<&Step> = steps.iter().filter(|s| s.rate_asked == split).collect();
+    assert_eq!(at_split.len(), 5, "{steps:#?}");
+    assert_eq!(at_split.last().unwrap().verdict, Some(Verdict::Met), "{steps:#?}");
+}
+
+#[test]
+fn an_undecided_rate_is_neither_the_capacity_nor_the_brackets_high_end() {
+    // A subject that meets the objective up to 400/s, misses above 440/s, and between the two alternates window by
+    // window: rates there are undecided. The capacity is a rate decided met, and the bracket's high end a rate
+    // decided missed, never an undecided one.
+    let mut n = 0;
+    let s = search_of(
+        "svc",
+        800.0,
+        search(800.0, &settings(5.0), |r| {
+            n += 1;
+            let met = r <= 400.0 || (r <= 440.0 && n % 2 == 0);
+            let latency = Latency { p99_ms: if met { 5.0 } else { 50.0 }, ..Latency::default() };
+            Ok(StepResult { achieved_rps: r, latency, ..StepResult::default() })
+        }),
+    );
+    let Some(Bracket { low, high }) = s.bracket else { panic!("{s:#?}") };
+    let verdict_at = |rate: f64| s.steps.iter().find(|st| st.rate_asked == rate && st.verdict.is_some()).unwrap();
+    assert!(low <= 400.0 && verdict_at(low).verdict == Some(Verdict::Met), "{s:#?}");
+    if let Some(high) = high {
+        assert!(high > 440.0 && verdict_at(high).verdict == Some(Verdict::Missed), "{s:#?}");
+    }
+    assert!(s.steps.iter().any(|st| st.verdict == Some(Verdict::Undecided)), "{s:#?}");
 }
 
 #[test]
@@ -172,7 +216,8 @@ fn a_subject_whose_every_step_fails_has_no_rate() {
     let sim = Simulated { service_ms: 20.0, loader_limit: 1e9, duration_s: 5.0 };
     let (steps, outcome) = search(50.0, &settings(5.0), |r| sim.step(r));
     assert_eq!(outcome, Outcome::NoRate { lowest_rps: 3.0 }, "{steps:#?}");
-    assert!(steps.iter().all(|s| !s.passed()) && steps.len() == 5, "45, 23, 12, 6, 3: {steps:#?}");
+    // One window each while exploring (45, 23, 12, 6), two at the lowest rate, which decide it.
+    assert!(steps.iter().all(|s| !s.passed()) && steps.len() == 6, "45, 23, 12, 6, 3, 3: {steps:#?}");
 }
 
 #[test]
@@ -220,25 +265,20 @@ fn a_capacity_below_a_rate_the_loader_did_not_hold_is_a_bound_with_no_limit_meas
 }
 
 #[test]
-fn a_search_at_its_cap_reports_its_last_passing_rate_unconfirmed() {
-    // Every repeat fails (a noisy machine): the search stops at its cap with the highest rate that passed below
-    // every failing one, and says it is unconfirmed.
+fn a_search_at_its_cap_reports_the_bracket_it_has_unconfirmed() {
+    // 2 ms per request from 2,000/s, at the default cap of 11 windows: 1,800 and 900 missed on one window each while
+    // the search explores, 450 met, 636 and 535 missed, 491 met, two windows each; 513 gets the one window left, and
+    // is undecided. The capacity is 491/s, with the bracket up to 535/s, wider than the resolution, and the search
+    // says it reached its cap.
     let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
-    let (mut seen, sim) = (Vec::new(), Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 });
-    let (steps, outcome) = search(2_000.0, &set, |r| {
-        let mut result = sim.step(r)?;
-        if seen.contains(&r) {
-            result.latency.p99_ms = 50.0;
-        }
-        seen.push(r);
-        Ok(result)
-    });
-    assert_eq!(steps.len(), 8, "{steps:#?}");
-    let Outcome::Found { rps, confirmed: false, .. } = outcome else { panic!("{outcome:?}: {steps:#?}") };
-    assert!(steps.iter().any(|s| s.passed() && s.rate_asked == rps), "{steps:#?}");
-    assert!(steps.iter().filter(|s| !s.passed()).all(|s| s.rate_asked >= rps), "{steps:#?}");
-    let s = search_of("svc", 2_000.0, (steps, outcome));
-    assert!(s.figure().contains("unconfirmed: the search reached its cap of steps"), "{}", s.figure());
+    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+    let s = search_of("svc", 2_000.0, search(2_000.0, &set, |r| sim.step(r)));
+    assert_eq!(s.steps.len(), 11, "{s:#?}");
+    let Outcome::Found { rps, confirmed: false, .. } = s.outcome else { panic!("{s:#?}") };
+    assert_eq!((rps, s.bracket), (491.0, Some(Bracket { low: 491.0, high: Some(535.0) })), "{s:#?}");
+    assert_eq!(s.steps.last().map(|st| (st.rate_asked, st.verdict)), Some((513.0, Some(Verdict::Undecided))));
+    let figure = s.figure();
+    assert!(figure.contains("bracket 491–535/s") && figure.contains("reached its cap"), "{figure}");
 }
 
 #[test]
@@ -252,31 +292,6 @@ fn no_search_runs_more_steps_than_its_cap() {
             assert!(steps.len() <= max_steps, "cap {max_steps}, {service_ms} ms: {outcome:?} {steps:#?}");
         }
     }
-}
-
-#[test]
-fn a_repeat_that_fails_makes_that_rate_a_failing_one() {
-    // A subject that meets the objective up to 400/s, except that the first repeat of a rate fails: the search
-    // takes that rate as failing and searches below it again until a rate passes twice.
-    let (mut seen, mut failed_once) = (Vec::new(), None);
-    let (steps, outcome) = search(800.0, &settings(5.0), |r| {
-        let flaky = failed_once.is_none() && seen.contains(&r);
-        if flaky {
-            failed_once = Some(r);
-        }
-        seen.push(r);
-        let p99 = if r <= 400.0 && !flaky { 5.0 } else { 50.0 };
-        Ok(StepResult {
-            achieved_rps: r,
-            latency: Latency { p99_ms: p99, ..Latency::default() },
-            ..StepResult::default()
-        })
-    });
-    let (Outcome::Found { rps, confirmed: true, .. }, Some(flaky)) = (&outcome, failed_once) else {
-        panic!("{outcome:?}")
-    };
-    assert!(*rps < flaky && *rps >= flaky / 1.05 - 1.0, "{rps} below {flaky}: {steps:#?}");
-    assert!(steps.iter().filter(|s| s.repeat).count() == 2, "{steps:#?}");
 }
 
 #[test]
@@ -312,7 +327,96 @@ fn slo_flags() {
 
 #[test]
 fn the_estimate_counts_the_bisection() {
-    assert_eq!(expected_steps(5.0), 7);
-    assert_eq!(expected_steps(25.0), 5);
-    assert_eq!((max_steps(5.0, false), max_steps(25.0, true)), (8, 5));
+    // Two windows a rate: the first, one halving, the bisections (4 at 5 %, 2 at 25 %).
+    assert_eq!(expected_steps(5.0), 12);
+    assert_eq!(expected_steps(25.0), 8);
+    assert_eq!((max_steps(5.0, false), max_steps(25.0, true)), (11, 14));
+}
+
+/// A small deterministic generator (splitmix64), so that the noisy subject's runs are the same on every machine.
+struct SplitMix(u64);
+
+impl SplitMix {
+    /// A uniform draw in [0, 1).
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) as f64 / 2f64.powi(64)
+    }
+}
+
+/// A subject whose window meets the objective with a probability that falls linearly from 1 at 0.9 × `c` to 0 at
+/// 1.1 × `c`, as near a real boundary, where one window's p99 is a few milliseconds or tens: `c` is the rate whose
+/// median window meets it, the capacity the search is after.
+fn coin_toss_subject(c: f64, rng: &mut SplitMix) -> impl FnMut(f64) -> Result<StepResult> + '_ {
+    move |r: f64| {
+        let p = ((1.1 - r / c) / 0.2).clamp(0.0, 1.0);
+        let p99_ms = if rng.next() < p { 4.0 } else { 40.0 };
+        Ok(StepResult { achieved_rps: r, latency: Latency { p99_ms, ..Latency::default() }, ..StepResult::default() })
+    }
+}
+
+/// How many of 100 seeded searches put the capacity within `within` (a fraction) of `c`, and how many brackets
+/// hold `c`, for the search's settings and upper bound.
+fn coin_toss_searches(set: &SearchSettings, c: f64, upper: f64, within: f64) -> (usize, usize) {
+    let (mut near, mut held) = (0, 0);
+    for seed in 0..100 {
+        let mut rng = SplitMix(seed);
+        let s = search_of("svc", upper, search(upper, set, coin_toss_subject(c, &mut rng)));
+        let Some(Bracket { low, high }) = s.bracket else { continue };
+        near += usize::from((low / c - 1.0).abs() <= within);
+        held += usize::from(low <= c && high.is_none_or(|h| c <= h));
+    }
+    (near, held)
+}
+
+#[test]
+fn a_coin_toss_boundary_is_found_within_10_percent_in_95_of_100_searches() {
+    // The subject's window verdict is a coin toss within 10 % of its capacity. At the default 5 % resolution, with a
+    // cap of windows that does not cut the searches short (the cap has its own test), the capacity is within 10 % of
+    // 20,000/s (the coin toss's band) in at least 95 of 100 searches, from an upper bound at the capacity, below it,
+    // and far above it (node's closed loop serves about 2.5 times its capacity). Within the resolution itself it is
+    // not, in about half of them: no rule of a few windows per rate decides "met" reliably where three windows in
+    // four meet the objective, so the capacity sits up to the band's width below the boundary, and its bracket says so.
+    let c = 20_000.0;
+    for upper in [c, 0.7 * c, 2.5 * c] {
+        let (near, held) = coin_toss_searches(&settings(5.0), c, upper, 0.10);
+        let (within_resolution, _) = coin_toss_searches(&settings(5.0), c, upper, 0.05);
+        assert!(near >= 95, "from {upper}/s: {near} of 100 within 10 %, {within_resolution} within 5 %, {held} held");
+    }
+    // At the default cap of 11 windows a search from its capacity still finds it within 10 % in 95 of 100; from
+    // far above it the cap cuts the bisection short, and the wider bracket is the search's own account of that.
+    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
+    let (near, held) = coin_toss_searches(&set, c, c, 0.10);
+    assert!(near >= 95, "at the default cap: {near} of 100 within 10 %, {held} brackets hold it");
+}
+
+#[test]
+fn a_disturbed_window_is_run_again_once_and_counts_in_no_verdict() {
+    // 2 ms per request, and every window another process stalled the machine by 30 ms while the subject and the
+    // loader waited 1 ms: each rate's first disturbed window is run again and left out of its verdict, and the
+    // second disturbed window at the same rate counts (one rerun a rate), so the search still ends within its cap.
+    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
+    let stall = crate::schema::Disturbance {
+        cpu_stall_ms: 30.0,
+        subject_run_delay_ms: 0.5,
+        loader_run_delay_ms: 0.5,
+        rerun: false,
+    };
+    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
+    let s =
+        search_of("svc", 520.0, search(520.0, &set, |r| Ok(StepResult { disturbance: Some(stall), ..sim.step(r)? })));
+    assert!(s.steps.len() <= set.max_steps, "{s:#?}");
+    let reruns: Vec<&Step> = s.steps.iter().filter(|st| !st.counts()).collect();
+    assert!(!reruns.is_empty() && reruns.iter().all(|st| st.verdict.is_none()), "{s:#?}");
+    let mut rates: Vec<f64> = s.steps.iter().map(|st| st.rate_asked).collect();
+    rates.dedup();
+    for rate in rates {
+        let at = s.steps.iter().filter(|st| st.rate_asked == rate && !st.counts()).count();
+        assert!(at <= 1, "one rerun a rate, {rate}: {s:#?}");
+    }
+    // Undisturbed, the same search decides its first rate on two windows; here it took three.
+    assert_eq!(s.steps.iter().take_while(|st| st.rate_asked == s.steps[0].rate_asked).count(), 3, "{s:#?}");
 }

@@ -141,12 +141,16 @@ fn notes(o: &Figure, n: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String
     }
 }
 
-/// `new: ≥, search-upper-bound`: a capacity bound is a lower bound, with the reason the export names.
+/// `new: ≥, search-upper-bound`: a capacity bound is a lower bound, with the reason the export names; and each side's
+/// bracket, when a rate above its capacity was decided missed (`old: bracket 766–800/s`).
 fn capacity_notes(o: &Figure, n: &Figure) -> Vec<String> {
-    [("old", o), ("new", n)]
+    let bounds = [("old", o), ("new", n)]
         .into_iter()
-        .filter_map(|(side, f)| f.limit.map(|l| format!("{side}: ≥, {}", l.as_str())))
-        .collect()
+        .filter_map(|(side, f)| f.limit.map(|l| format!("{side}: ≥, {}", l.as_str())));
+    let brackets = [("old", o), ("new", n)].into_iter().filter_map(|(side, f)| {
+        f.bracket.filter(|b| b.high.is_some()).map(|b| format!("{side}: {}", crate::capacity::bracket_text(&b)))
+    });
+    bounds.chain(brackets).collect()
 }
 
 fn throughput_notes(f: &Figure, old: &Benchmark, new: &Benchmark) -> Vec<String> {
@@ -490,10 +494,18 @@ mod tests {
                 steps: Vec::new(),
                 outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
                 bound,
+                bracket: None,
             };
             let (objective, resolution_percent) = (Objective::default(), 5.0);
-            let settings =
-                SearchSettings { objective, resolution_percent, step_s: 4, warmup_s: 1, connections: 50, max_steps: 8 };
+            let settings = SearchSettings {
+                objective,
+                resolution_percent,
+                step_s: 4,
+                warmup_s: 1,
+                connections: 50,
+                max_steps: 8,
+                max_windows: 1,
+            };
             let mut b = file(Vec::new());
             b.memory_summaries.clear();
             b.capacity = Some(CapacityRecord {

@@ -18,10 +18,11 @@ pub fn write(figures: &[Figure]) -> String {
             None => format!("{}/memory", f.subject),
         };
         let scale = scale(f.metric);
+        let upper = f.bracket.and_then(|b| b.high).unwrap_or(f.stat.max);
         let value = json!({
             "value": f.stat.median * scale,
             "lower_value": f.stat.min * scale,
-            "upper_value": f.stat.max * scale,
+            "upper_value": upper * scale,
         });
         let measures = benchmarks.entry(name).or_insert_with(|| Value::Object(Map::new()));
         measures.as_object_mut().expect("an object, inserted above").insert(f.metric.slug().into(), value);

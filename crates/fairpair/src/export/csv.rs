@@ -3,9 +3,9 @@
 
 use super::Figure;
 
-/// The columns, in order. `bound_reason` came last so that a reader of the earlier columns by position still reads
-/// them.
-const HEADER: [&str; 13] = [
+/// The columns, in order. Each column added later came last (`bound_reason`, then the capacity's bracket), so that
+/// a reader of the earlier columns by position still reads them.
+const HEADER: [&str; 15] = [
     "subject",
     "scenario",
     "connections",
@@ -19,6 +19,10 @@ const HEADER: [&str; 13] = [
     "flags",
     "verified",
     "bound_reason",
+    // A capacity's bracket: the highest rate decided met (the figure itself) and the lowest above it decided missed
+    // (empty when none was); both empty for every other figure.
+    "bracket_low",
+    "bracket_high",
 ];
 
 pub fn write(figures: &[Figure]) -> String {
@@ -45,6 +49,8 @@ pub fn write(figures: &[Figure]) -> String {
             flags.join(" "),
             f.verified.to_string(),
             f.bound_reason().to_string(),
+            f.bracket.map_or(String::new(), |b| b.low.to_string()),
+            f.bracket.and_then(|b| b.high).map_or(String::new(), |h| h.to_string()),
         ]);
     }
     out

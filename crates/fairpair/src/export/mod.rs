@@ -9,7 +9,7 @@
 mod bmf;
 mod csv;
 
-use crate::capacity::BoundBy;
+use crate::capacity::{BoundBy, Bracket};
 use crate::schema::{Benchmark, FlagKind, Summary, VerificationStatus};
 use crate::stats::Stat;
 
@@ -163,6 +163,9 @@ pub struct Figure {
     pub flags: Vec<FlagKind>,
     /// `full` or `api` (verified at that level), `unverified` (measured although it failed), `not-applicable`.
     pub verified: &'static str,
+    /// A capacity's bracket: the highest rate decided met (the figure) and the lowest above it decided missed, when
+    /// one was (`None` for every other figure).
+    pub bracket: Option<Bracket>,
 }
 
 impl Figure {
@@ -233,6 +236,7 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
                 limit: limit.filter(|_| metric.loader_distorts()),
                 flags: cell_flags.clone(),
                 verified: verified(&s.subject),
+                bracket: None,
             })
         };
         push(Metric::Throughput, &s.requests_per_sec);
@@ -246,7 +250,8 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
     // It stays in the report's Capacity section, with its steps.
     for c in b.capacity.iter().filter(|c| !c.settings.cold()) {
         for s in &c.searches {
-            let Some(rps) = s.capacity() else { continue };
+            // Above the rate the loader's own search missed the objective at, a rate met is no capacity.
+            let Some(rps) = s.capacity().filter(|_| c.unresolved(s).is_none()) else { continue };
             // One search, one sample: no range is claimed that the search did not measure (nothing above a bound
             // was tried, and the failing step above a capacity may be far above it), and with one sample on each
             // side a comparison gives no verdict, as for a single run.
@@ -261,6 +266,7 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
                 limit: s.bound.then(|| s.bound_by(c.loader_limit_rps()).map_or(Limit::LoaderLimited, Limit::from)),
                 flags: flags(&s.subject, None),
                 verified: verified(&s.subject),
+                bracket: s.bracket(),
             });
         }
     }
@@ -278,6 +284,7 @@ pub fn figures(b: &Benchmark) -> Vec<Figure> {
                 limit: None,
                 flags: flags(&m.subject, None),
                 verified: verified(&m.subject),
+                bracket: None,
             });
         }
     }
@@ -301,6 +308,7 @@ mod tests {
             steps: Vec::new(),
             outcome: Outcome::Found { rps, spread_percent: 0.0, confirmed: true },
             bound,
+            bracket: None,
         };
         let (objective, resolution_percent) = (Objective::default(), 5.0);
         b.capacity = Some(CapacityRecord {
@@ -311,11 +319,14 @@ mod tests {
                 warmup_s: 1,
                 connections: 50,
                 max_steps: 8,
+                max_windows: 1,
             },
             tool: crate::kinds::Tool::Oha,
             loader_limit: None,
             searches: vec![search("rust", 30_000.0, false), search("mine", 8_000.0, true)],
         });
+        // rust's search recorded its bracket; mine's is read from its steps (none), as in a file written before.
+        b.capacity.as_mut().unwrap().searches[0].bracket = Some(Bracket { low: 30_000.0, high: Some(31_500.0) });
         b
     }
 
@@ -323,22 +334,26 @@ mod tests {
     fn a_capacity_is_a_headline_figure_of_the_csv_and_the_bmf_one_search_one_sample() {
         let b = with_capacities();
         let csv = export(&b, Format::Csv);
-        // Median, min and max are the capacity, one repeat: no range above it that the search never measured.
-        assert!(csv.contains("\r\nrust,get,50,capacity,requests/s,30000,30000,30000,1,value,,full,\r\n"), "{csv}");
-        let mine = "\r\nmine,get,50,capacity,requests/s,8000,8000,8000,1,lower bound,,api,loader-limited\r\n";
+        // Median, min and max are the capacity, one repeat: no range above it that the search never measured. The
+        // bracket comes last: the capacity, and the lowest rate decided missed above it (empty when none was).
+        let rust = "\r\nrust,get,50,capacity,requests/s,30000,30000,30000,1,value,,full,,30000,31500\r\n";
+        assert!(csv.contains(rust), "{csv}");
+        let mine = "\r\nmine,get,50,capacity,requests/s,8000,8000,8000,1,lower bound,,api,loader-limited,8000,\r\n";
         assert!(csv.contains(mine), "{csv}");
         let bmf: serde_json::Value = serde_json::from_str(&export(&b, Format::Bmf)).unwrap();
         let c = &bmf["rust/get/50"]["capacity"];
         assert_eq!(
             (c["value"].as_f64(), c["lower_value"].as_f64(), c["upper_value"].as_f64()),
-            (Some(30_000.0), Some(30_000.0), Some(30_000.0))
+            (Some(30_000.0), Some(30_000.0), Some(31_500.0))
         );
+        let c = &bmf["mine/get/50"]["capacity"];
+        assert_eq!(c["upper_value"].as_f64(), Some(8_000.0), "no rate above it decided missed: no range");
         let values: usize = bmf.as_object().unwrap().values().map(|m| m.as_object().unwrap().len()).sum();
         assert_eq!(values, csv.lines().count() - 1, "one BMF value per CSV row");
     }
 
     #[test]
-    fn the_csv_names_each_bounds_reason_in_its_last_column() {
+    fn the_csv_names_each_bounds_reason_in_its_column() {
         let mut b = with_capacities();
         // rust's cell loader-limited, mine's loader-bound in a run; mine's capacity the search's upper bound.
         b.summaries[0].loader_limited = true;
@@ -347,10 +362,10 @@ mod tests {
         let csv = export(&b, Format::Csv);
         let header = csv.lines().next().unwrap();
         assert!(header.starts_with("subject,scenario,connections,figure,unit,median,min,max,repeats,bound_or_value,"));
-        assert!(header.ends_with(",flags,verified,bound_reason"), "{header}");
+        assert!(header.ends_with(",flags,verified,bound_reason,bracket_low,bracket_high"), "{header}");
         let reason = |subject: &str, figure: &str| {
             let row = csv.lines().find(|l| l.starts_with(&format!("{subject},get,50,{figure},"))).unwrap();
-            (row.split(',').nth(9).unwrap().to_string(), row.rsplit(',').next().unwrap().to_string())
+            (row.split(',').nth(9).unwrap().to_string(), row.split(',').nth(12).unwrap().to_string())
         };
         assert_eq!(reason("rust", "throughput"), ("lower bound".into(), "loader-limited".into()));
         assert_eq!(reason("rust", "latency-p99"), ("upper bound".into(), "loader-limited".into()));

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::{Plan, RUN_OVERHEAD_S, Scenario};
 use crate::args::RunArgs;
-use crate::capacity::{CapacityRecord, Objective, SearchSettings, check_resolution, max_steps};
+use crate::capacity::{CapacityRecord, Objective, SearchSettings, check_resolution, max_steps, verdict};
 use crate::kinds::{BuiltinScenario, Tool};
 use crate::subject::SubjectSpec;
 use crate::usage;
@@ -69,6 +69,7 @@ pub fn plan(
             warmup_s: if q { 0 } else { 1 },
             connections,
             max_steps: max_steps(resolution_percent, q),
+            max_windows: verdict::max_windows(q),
         },
         scenarios: names,
         only: args.capacity_only,

@@ -40,11 +40,12 @@ impl Plan {
         );
         if let Some(c) = &plan.capacity {
             eprintln!(
-                "fairpair: capacity at {} for {}: {} % resolution, {} s steps, at most {} a search",
+                "fairpair: capacity at {} for {}: {} % resolution, {} s windows, up to {} a rate and {} a search",
                 c.settings.objective,
                 crate::text::count(c.searches(plan).len() as u64, "subject × scenario pair"),
                 c.settings.resolution_percent,
                 c.settings.step_s,
+                c.settings.max_windows,
                 c.settings.max_steps
             );
         }

@@ -46,6 +46,24 @@ pub struct StepResult {
     pub command: String,
     /// Whether the machine was idle when the step began.
     pub machine_idle: bool,
+    /// What disturbed the window, as far as the kernel's counters tell (`crate::disturbance`; `None` where they
+    /// could not be read, as on a server host, and in files written before they were).
+    #[serde(default)]
+    pub disturbance: Option<Disturbance>,
+}
+
+/// A window's disturbance figures, in milliseconds over the measured part.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Disturbance {
+    /// Time in which at least one task of the machine waited for a CPU (`/proc/pressure/cpu`, `some total`).
+    pub cpu_stall_ms: f64,
+    /// Time the subject's threads waited on a run queue, summed over them (`/proc/PID/task/*/schedstat`).
+    pub subject_run_delay_ms: f64,
+    /// The same of the loader's threads, read while it ran.
+    pub loader_run_delay_ms: f64,
+    /// Whether this window was disturbed and is run again: it counts in no verdict.
+    #[serde(default)]
+    pub rerun: bool,
 }
 
 /// One step of a search: the rate asked, what it measured, and the verdict.
@@ -56,18 +74,44 @@ pub struct Step {
     pub result: StepResult,
     /// Why it missed the objective; `None`: it met it.
     pub missed: Option<String>,
-    /// Whether this step repeated the previous passing rate to confirm it.
+    /// Whether this step repeated the previous passing rate to confirm it (searches before the per-rate verdict:
+    /// a rate's verdict now comes from its windows, with no separate repeat).
     pub repeat: bool,
+    /// The verdict on the step's rate, on the window that settled it (`None` on the windows before it, and on every
+    /// step of a file written before a rate was decided from several windows).
+    #[serde(default)]
+    pub verdict: Option<Verdict>,
+}
+
+/// What the windows at one rate say of it (`capacity/verdict.rs`): met or missed when the confidence interval of the
+/// share of windows meeting the objective lies wholly above or below one half, undecided when the windows a rate may
+/// take ran out with the interval still straddling it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    Met,
+    Missed,
+    Undecided,
+}
+
+/// What a search established about the capacity: `low`, the highest rate decided met (the capacity), and `high`, the
+/// lowest rate above it decided missed (`None`: none was, as when the search reached its cap still climbing or only
+/// undecided rates lie above).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bracket {
+    pub low: f64,
+    pub high: Option<f64>,
 }
 
 /// How a search ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Outcome {
-    /// The capacity: it passed twice, and the rate one resolution step above it failed. `spread_percent`: how far
-    /// apart the two passing steps' objective percentile were. `confirmed: false`: the search reached its cap of
-    /// steps first, and this is its last passing rate below every failing one (the highest rate tried, when none
-    /// failed above it: a bound).
+    /// The capacity: the highest rate decided met, with a rate not met within the resolution above it.
+    /// `spread_percent`: how far apart the objective percentile of its windows was. `confirmed: false`: the search
+    /// reached its cap of steps before its bracket closed (a bound, when no rate above it failed). In files written
+    /// before a rate was decided by several windows: a rate that passed twice, `spread_percent` the change between
+    /// the two, and `confirmed: false` a last passing rate below every failing one, never repeated.
     Found { rps: f64, spread_percent: f64, confirmed: bool },
     /// Every step failed, down to `lowest_rps`.
     NoRate { lowest_rps: f64 },
@@ -88,6 +132,12 @@ pub struct Search {
     /// Whether the capacity is a lower bound, for a [`crate::capacity::BoundBy`] reason.
     #[serde(default)]
     pub bound: bool,
+    /// The bracket the search established (`None` in files written before it was recorded: [`Search::bracket`]
+    /// then reads it from the steps, each then a rate's whole verdict).
+    ///
+    /// [`Search::bracket`]: crate::schema::Search::bracket
+    #[serde(default)]
+    pub bracket: Option<Bracket>,
 }
 
 /// The search's knobs.
@@ -99,10 +149,14 @@ pub struct SearchSettings {
     pub step_s: u64,
     pub warmup_s: u64,
     pub connections: u32,
-    /// No search runs more steps than this; one that reaches it reports its last passing rate, unconfirmed. (Files
-    /// written before the cap was a setting had a fixed 16.)
+    /// No search runs more steps (windows) than this; one that reaches it reports the bracket it has. (Files written
+    /// before the cap was a setting had a fixed 16.)
     #[serde(default = "sixteen")]
     pub max_steps: usize,
+    /// The most windows (steps) one rate may take before it is undecided (files written before a rate was decided
+    /// from several windows: 1, each step its rate's verdict).
+    #[serde(default = "one")]
+    pub max_windows: usize,
 }
 
 impl SearchSettings {
@@ -114,6 +168,10 @@ impl SearchSettings {
 
 fn sixteen() -> usize {
     16
+}
+
+fn one() -> usize {
+    1
 }
 
 /// What `benchmark.json` records of the capacity phase.

@@ -137,16 +137,33 @@ pub struct Invocation {
 /// The tool's CPU time comes from `getrusage(RUSAGE_CHILDREN)` before and after reaping it: the servers are still
 /// running (not yet reaped) at that point, so the difference is the tool's alone.
 pub fn invoke(tool: &dyn LoadTool, spec: &LoadSpec, cpus: Option<&[usize]>) -> Result<Invocation> {
+    invoke_sampled(tool, spec, cpus, false).map(|(i, _)| i)
+}
+
+/// [`invoke`], and when `sample` is set, the tool's own run-queue delay in nanoseconds, read while it runs
+/// ([`crate::disturbance::Sampler`]: its counters are gone once it has exited).
+pub fn invoke_sampled(
+    tool: &dyn LoadTool,
+    spec: &LoadSpec,
+    cpus: Option<&[usize]>,
+    sample: bool,
+) -> Result<(Invocation, Option<u64>)> {
     let argv = tool.argv(spec);
     let full = pinned(argv, cpus);
     let command = shell_words(&full);
     let before = children_cpu_us();
     let start = Instant::now();
-    let out = Command::new(&full[0])
+    let child = Command::new(&full[0])
         .args(&full[1..])
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .with_context(|| format!("cannot run {}", full[0]))?;
+    let sampler = sample.then(|| crate::disturbance::Sampler::start(child.id() as i32));
+    let out = child.wait_with_output().with_context(|| format!("cannot run {}", full[0]));
+    let delay = sampler.map(crate::disturbance::Sampler::finish);
+    let out = out?;
     let wall_s = start.elapsed().as_secs_f64();
     let cpu_us = children_cpu_us() - before;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -157,7 +174,7 @@ pub fn invoke(tool: &dyn LoadTool, spec: &LoadSpec, cpus: Option<&[usize]>) -> R
     let result = tool.parse(&stdout).with_context(|| {
         format!("cannot read the output of `{command}` (stderr: {})", String::from_utf8_lossy(&out.stderr).trim())
     })?;
-    Ok(Invocation { command, stdout, result, cpu_us, wall_s })
+    Ok((Invocation { command, stdout, result, cpu_us, wall_s }, delay))
 }
 
 fn children_cpu_us() -> f64 {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::capacity::{Bound, CapacityRecord, Outcome, Search, sizing_line};
+use crate::capacity::{Bound, CapacityRecord, Outcome, Search, Verdict, sizing_line};
 use crate::charts::{COLOURS, esc, opening, short};
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::ratios::{baseline, percent_text, ratio_text};
@@ -24,17 +24,59 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
             thousands(l)
         ),
         (Some(l), None) => format!(
-            "The loader's own open-loop limit was not found ({}): no capacity is checked against it.",
+            "The loader's own open-loop limit was not found ({}): no capacity is printed as its bound, though one \
+             above a rate the loader's search missed is no capacity (see below the table).",
             l.figure()
         ),
-        (None, None) => "The loader's own open-loop limit was not measured: no capacity is checked against it.".into(),
+        // `--quick` searches no loader's limit: neither rule has a figure to check against there, and its
+        // capacities, cold and at 25 %, are rough anyway (the summary gives no ratio of them).
+        (None, None) => "The loader's own open-loop limit was not measured: no capacity is checked against it, \
+                         neither as a bound nor for a rate the machine itself cannot meet the objective at."
+            .into(),
     };
     let held = "A capacity just below a step the loader did not hold (achieved under 95 % of asked, at a rate the \
                 subject served in its closed-loop run) is a bound too: that step may have failed for the loader's sake. \
                 So is a capacity with no failing step above it (the search reached its cap still stepping up). The \
                 loader's limit is searched on GET: a POST capacity is compared with it too, though the loader's own \
                 POST limit may be lower.";
-    doc.paragraph(format!(
+    doc.paragraph(method(c, &limit, held));
+    doc.push(Block::Table(table(b, c)));
+    doc.list(above_closed_loop(c));
+    if let Some(note) = unresolved_note(c) {
+        doc.push(Block::Note(note));
+    }
+    let busy = c.searches.iter().chain(&c.loader_limit).flat_map(|s| &s.steps).any(|s| !s.result.machine_idle);
+    rest(doc, b, c, busy);
+}
+
+/// The method paragraph: what a capacity is and how the search finds it (the one of files written before a rate
+/// was decided by several windows, with its repeat, for those).
+fn method(c: &CapacityRecord, limit: &str, held: &str) -> String {
+    let s = &c.settings;
+    if s.max_windows > 1 {
+        return format!(
+            "The highest offered rate at which {obj} holds in most windows, every request answered with the expected \
+             status, none aborted and the rate held (achieved ≥ 95 % of asked). Each window is an open-loop run with \
+             {tool} on a fresh server at a fixed rate (`-q RATE --latency-correction -w`, {conns} connections, {w} s \
+             warm-up, {d} s measured): latencies count from each request's scheduled start, so a server that falls \
+             behind shows its queue. A rate is decided by its windows: met when the 80 % Wilson interval of the share \
+             of its windows meeting the objective lies above one half, missed when below, otherwise one more window, \
+             up to {win}, after which it is undecided (neither). The search starts at 90 % of the subject's \
+             closed-loop throughput, halves until a rate is met (a rate missed by its first window is left there, \
+             as not met, until the search brackets the capacity), doubles until one is not, and bisects to within \
+             {res} %. The capacity is the highest rate decided met, given with its bracket: up to the lowest rate \
+             decided missed. A search stops at {cap} windows, with the bracket it has then. {limit} {held}",
+            obj = s.objective,
+            tool = c.tool,
+            conns = s.connections,
+            w = s.warmup_s,
+            d = s.step_s,
+            win = s.max_windows,
+            res = s.resolution_percent,
+            cap = s.max_steps,
+        );
+    }
+    format!(
         "The highest offered rate at which every request is answered with the expected status, none is aborted, the \
          loader holds the rate (achieved ≥ 95 % of asked) and {obj} holds. Each step is an open-loop run with {tool} \
          at a fixed rate (`-q RATE --latency-correction -w`, {conns} connections, {w} s warm-up, {d} s measured): \
@@ -51,10 +93,35 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
         w = s.warmup_s,
         d = s.step_s,
         res = s.resolution_percent,
-    ));
-    doc.push(Block::Table(table(b, c)));
-    doc.list(above_closed_loop(c));
-    let busy = c.searches.iter().chain(&c.loader_limit).flat_map(|s| &s.steps).any(|s| !s.result.machine_idle);
+    )
+}
+
+/// The note on capacities above the rate at which the loader's own search missed the objective: they are no
+/// capacities this machine resolved. `None` when there are none.
+fn unresolved_note(c: &CapacityRecord) -> Option<String> {
+    let from = c.unresolved_from()?;
+    let who: Vec<String> = c
+        .searches
+        .iter()
+        .filter(|s| c.unresolved(s).is_some())
+        .map(|s| format!("{} on {}", s.subject, s.scenario))
+        .collect();
+    (!who.is_empty()).then(|| {
+        format!(
+            "**Not capacities: {}.** The loader's own search, against the ceiling (a fixed response that costs the \
+             server nothing), missed {} at {}/s: at and above that rate this machine cannot show the objective met, \
+             loader and all, so a subject that met it higher up measured the machine's noise, not its own limit. No \
+             ratio or sizing is drawn from them; rerun on a quieter machine, or with the loader on its own cores.",
+            who.join(", "),
+            c.settings.objective,
+            thousands(from)
+        )
+    })
+}
+
+/// The notes on busy and cold steps, the sizing lines, the charts and the steps table.
+fn rest(doc: &mut Document, b: &Benchmark, c: &CapacityRecord, busy: bool) {
+    let s = &c.settings;
     if busy {
         doc.push(Block::Note(
             "**Steps began on a busy machine** (other processes above the idle threshold after the bounded wait; \
@@ -84,6 +151,7 @@ pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
                 .searches
                 .iter()
                 .filter(|s| s.scenario == *scenario && one_core.contains(&s.subject.as_str()))
+                .filter(|s| c.unresolved(s).is_none())
                 .map(|s| (s.subject.as_str(), s))
                 .collect();
             sizing_line(&s.objective, scenario, &of, SIZING_TARGET_RPS)
@@ -125,8 +193,13 @@ fn above_closed_loop(c: &CapacityRecord) -> Vec<String> {
 
 /// The repeat's column: how far the two passing steps' latency moved, or, for an unconfirmed capacity, whether a
 /// repeat was tried and failed (a search whose repeat missed the objective was once labelled "not repeated").
-fn repeat_text(s: &Search) -> String {
+fn repeat_text(s: &Search, windows: bool) -> String {
     match s.outcome {
+        // The windows at the capacity's rate, which decided it: how far apart their percentile was.
+        Outcome::Found { spread_percent, .. } if windows => {
+            let n = s.steps.iter().filter(|st| Some(st.rate_asked) == s.capacity() && st.counts()).count();
+            format!("{spread_percent:.0} % over {n} windows")
+        }
         Outcome::Found { spread_percent, confirmed: true, .. } => format!("{spread_percent:.0} %"),
         Outcome::Found { .. } => match s.steps.iter().rev().find(|step| step.repeat && step.missed.is_some()) {
             Some(step) => format!(
@@ -144,9 +217,11 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
     let base = baseline(b);
     let ratio_title = format!("ratio to {}", base.unwrap_or("the baseline"));
     // The repeat's change is in latency (the objective's first percentile), not in requests/s: said in the title.
+    let windows = c.settings.max_windows > 1;
+    let what = if windows { "spread at the capacity" } else { "change on repeat" };
     let repeat_title = match c.settings.objective.0.first() {
-        Some(first) => format!("{} change on repeat", first.percentile.label()),
-        None => "change on repeat".into(),
+        Some(first) => format!("{} {what}", first.percentile.label()),
+        None => what.into(),
     };
     let mut t = Table::new(&[
         ("subject", Align::Left),
@@ -161,7 +236,7 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
     let limit = c.loader_limit_rps();
     for s in &c.searches {
         let base_search = c.searches.iter().find(|o| Some(o.subject.as_str()) == base && o.scenario == s.scenario);
-        let spread = repeat_text(s);
+        let spread = repeat_text(s, windows);
         // A capacity above the limit means the loader held more against this subject than against the ceiling (a
         // POST, say, against a GET limit): no share above 100 % is printed as a figure.
         let share = match (s.capacity(), limit) {
@@ -172,10 +247,17 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
         t.row(vec![
             s.subject.clone(),
             s.scenario.clone(),
-            s.figure(),
+            match c.unresolved(s) {
+                Some(from) => {
+                    format!("not a capacity: met at {}/s, above {}/s (see below)", thousands_of(s), thousands(from))
+                }
+                None => s.figure(),
+            },
             spread,
             share,
-            base_search.map_or("—".into(), |o| ratio_to(s, o)),
+            base_search
+                .filter(|o| [s, *o].iter().all(|x| c.unresolved(x).is_none()))
+                .map_or("—".into(), |o| ratio_to(s, o)),
             format!("{}/s ({})", thousands(s.upper_rps), s.upper_from),
             format!("{} ({})", s.steps.len(), s.steps.iter().filter(|st| !st.result.machine_idle).count()),
         ]);
@@ -199,6 +281,26 @@ fn ratio_to(a: &Search, b: &Search) -> String {
     }
 }
 
+/// A capacity's figure alone, `12,345`.
+fn thousands_of(s: &Search) -> String {
+    s.capacity().map_or("—".into(), thousands)
+}
+
+/// What a window settled of its rate: `rate met (2 of 2 windows)`, or nothing when it settled nothing.
+fn rate_text(search: &Search, i: usize) -> String {
+    let step = &search.steps[i];
+    let Some(verdict) = step.verdict else { return String::new() };
+    let same: Vec<&crate::capacity::Step> =
+        search.steps[..=i].iter().filter(|s| s.rate_asked == step.rate_asked && s.counts()).collect();
+    let met = same.iter().filter(|s| s.passed()).count();
+    let word = match verdict {
+        Verdict::Met => "met",
+        Verdict::Missed => "missed",
+        Verdict::Undecided => "undecided",
+    };
+    format!("; rate {word} ({met} of {} windows met)", same.len())
+}
+
 fn steps_table(c: &CapacityRecord) -> Table {
     let mut t = Table::new(&[
         ("search", Align::Left),
@@ -209,6 +311,7 @@ fn steps_table(c: &CapacityRecord) -> Table {
         ("p99 ms", Align::Right),
         ("p99.9 ms", Align::Right),
         ("errors · aborted", Align::Right),
+        ("CPU stall · own run delay ms", Align::Right),
         ("verdict", Align::Left),
     ]);
     let limit = c.loader_limit.iter().map(|s| (format!("loader's limit (ceiling {})", s.scenario), s));
@@ -221,6 +324,10 @@ fn steps_table(c: &CapacityRecord) -> Table {
                 (None, true) => "met (repeat)".to_string(),
                 (Some(why), repeat) => format!("missed{}: {why}", if repeat { " (repeat)" } else { "" }),
             };
+            let verdict = match step.counts() {
+                true => format!("{verdict}{}", rate_text(search, i)),
+                false => format!("{verdict}; disturbed (the machine stalled beyond the two's own wait): run again"),
+            };
             let verdict = if r.machine_idle { verdict } else { format!("{verdict} (busy machine)") };
             t.row(vec![
                 name.clone(),
@@ -231,6 +338,10 @@ fn steps_table(c: &CapacityRecord) -> Table {
                 format!("{:.2}", r.latency.p99_ms),
                 r.latency.p99_9_ms.map_or("n/r".into(), |v| format!("{v:.2}")),
                 format!("{} · {}", r.errors + r.unexpected, r.aborted),
+                // The machine's CPU stall over the window, and the subject's and the loader's own run-queue wait.
+                r.disturbance.map_or("—".into(), |d| {
+                    format!("{:.1} · {:.1}", d.cpu_stall_ms, d.subject_run_delay_ms + d.loader_run_delay_ms)
+                }),
                 verdict,
             ]);
         }

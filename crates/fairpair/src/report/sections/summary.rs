@@ -78,6 +78,16 @@ pub enum Trust {
     OneSearch,
     /// One side has no capacity: why, with whose it is.
     NoCapacity(String),
+    /// Two capacities with their brackets: the ratio of the two brackets is a bracket, from the lowest the ratio can
+    /// be (the one's low end over the other's high end) to the highest (`None`: unbounded, where a bracket has no
+    /// high end). One search each, whose spread over repeated searches a run does not measure.
+    Brackets {
+        low: Option<f64>,
+        high: Option<f64>,
+    },
+    /// A side's capacity is above the rate at which the loader's own search missed the objective: the machine
+    /// cannot resolve the objective there, so that figure is no capacity, and no ratio is given (why, named).
+    Unresolved(String),
     /// The figure belongs to another cell (a capacity is searched at one connection count).
     OtherCell,
     /// One side was held by the loader: the true ratio is at least (or at most) this. `why` names who and how.
@@ -120,6 +130,8 @@ impl Answer {
             Trust::WithinResolution => format!("{r}× (within the search's resolution)"),
             Trust::OneSearch => format!("{r}× (one search each: noise not measured)"),
             Trust::NoCapacity(why) => why.clone(),
+            Trust::Brackets { low, high } => brackets_text(&r, *low, *high),
+            Trust::Unresolved(why) => format!("no ratio ({why})"),
             Trust::OtherCell => "—".into(),
             Trust::Bound { at_least: true, why } => format!("≥ {r}× (a lower bound: {why})"),
             Trust::Bound { at_least: false, why } => format!("≤ {r}× (an upper bound: {why})"),
@@ -139,6 +151,23 @@ impl Answer {
             Trust::NotMeasured => "not measured".into(),
         }
     }
+}
+
+/// `0.45× (bracket 0.40–0.52×; one search each: …)`; a bracket that holds 1× cannot tell the two apart, and says
+/// so. A side without a high end leaves the ratio's bracket open at one end.
+fn brackets_text(r: &str, low: Option<f64>, high: Option<f64>) -> String {
+    let apart = if low.unwrap_or(0.0) <= 1.0 && high.is_none_or(|h| h >= 1.0) {
+        "the brackets overlap, so the search does not tell the two apart"
+    } else {
+        "one search each: noise not measured"
+    };
+    let bracket = match (low, high) {
+        (Some(l), Some(h)) => format!("bracket {}–{}×", ratio_text(l), ratio_text(h)),
+        (Some(l), None) => format!("bracket from {}×, no upper end", ratio_text(l)),
+        (None, Some(h)) => format!("bracket up to {}×, no lower end", ratio_text(h)),
+        (None, None) => "no bracket".into(),
+    };
+    format!("{r}× ({bracket}; {apart})")
 }
 
 /// One row: a subject against the baseline, in one cell ("get, 50 connections") or for memory and start-up.
@@ -288,14 +317,37 @@ fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns
         (None, _) => return none(Trust::NoCapacity(format!("{}: {}", sa.subject, sa.figure()))),
         (_, None) => return none(Trust::NoCapacity(format!("{}: {}", sb.subject, sb.figure()))),
     };
+    let unresolved: Vec<String> = [sa, sb]
+        .into_iter()
+        .filter_map(|s| {
+            Some(format!("{} met it at {}/s", s.subject, thousands(s.capacity()?)))
+                .filter(|_| c.unresolved(s).is_some())
+        })
+        .collect();
+    if let (false, Some(from)) = (unresolved.is_empty(), c.unresolved_from()) {
+        return none(Trust::Unresolved(format!(
+            "the machine cannot resolve {} at {}/s, where the loader's own search missed it; {}",
+            c.settings.objective,
+            thousands(from),
+            unresolved.join(", ")
+        )));
+    }
     let unconfirmed: Vec<&str> = [sa, sb].into_iter().filter(|s| s.unconfirmed()).map(|s| s.subject.as_str()).collect();
+    // Files written before a rate was decided by several windows: a capacity at the cap was one step, unrepeated.
+    let old = c.settings.max_windows <= 1;
     let trust = match (sa.bound, sb.bound) {
         (true, true) => Trust::BothBounds,
         (true, false) => informative(ratio(x, y), true, format!("{other}'s capacity is a bound")),
         (false, true) => informative(ratio(x, y), false, format!("{base}'s capacity is a bound")),
-        _ if !unconfirmed.is_empty() => Trust::Unconfirmed(unconfirmed.join(" and ")),
-        _ if x.max(y) / x.min(y) <= 1.0 + c.settings.resolution_percent / 100.0 => Trust::WithinResolution,
-        _ => Trust::OneSearch,
+        _ if old && !unconfirmed.is_empty() => Trust::Unconfirmed(unconfirmed.join(" and ")),
+        _ if old && x.max(y) / x.min(y) <= 1.0 + c.settings.resolution_percent / 100.0 => Trust::WithinResolution,
+        _ if old => Trust::OneSearch,
+        _ => {
+            let (a, b) = (sa.bracket(), sb.bracket());
+            let low = a.zip(b).and_then(|(a, b)| Some(a.low / b.high?));
+            let high = a.zip(b).and_then(|(a, b)| Some(a.high? / b.low));
+            Trust::Brackets { low, high }
+        }
     };
     Answer { ratio: ratio(x, y), trust }
 }
