@@ -174,7 +174,8 @@ mod tests {
 
     #[test]
     fn tomcat_is_read_from_the_name_of_the_library_a_jar_nests() {
-        let jar = b"PK\x03\x04....BOOT-INF/lib/spring-boot-tomcat-4.0.7.jar..BOOT-INF/lib/tomcat-embed-core-11.0.22.jarPK";
+        let jar =
+            b"PK\x03\x04....BOOT-INF/lib/spring-boot-tomcat-4.0.7.jar..BOOT-INF/lib/tomcat-embed-core-11.0.22.jarPK";
         assert_eq!(tomcat_in_jar_bytes(jar).as_deref(), Some("11.0.22"));
         assert_eq!(tomcat_in_jar_bytes(b"PK\x03\x04 no tomcat here"), None);
         assert_eq!(Stack::ALL.map(Stack::name), ["hyper", "llhttp", "Go's net/http", "Tomcat"]);
