@@ -374,7 +374,16 @@ mod tests {
         let go = release_note(&builtin(BuiltinSubject::Go, "/nonexistent/users-server-go")).unwrap();
         assert!(go.starts_with("warning: Go's net/http: its release here could not be read"), "{go}");
         assert_eq!(release_note(&builtin(BuiltinSubject::Ceiling, "ceiling")), None);
-        assert_eq!(release_note(&builtin(BuiltinSubject::Java, "java")), None, "no tolerance rows for Tomcat");
+        // The Java server's Tomcat is read from its jar, the argument that ends in `.jar`.
+        let jar = std::env::temp_dir().join(format!("fairpair-verify-{}.jar", std::process::id()));
+        std::fs::write(&jar, b"PK\x03\x04 BOOT-INF/lib/tomcat-embed-core-11.0.22.jar PK").unwrap();
+        let mut java = builtin(BuiltinSubject::Java, "java");
+        if let crate::subject::Kind::Builtin { program, .. } = &mut java.kind {
+            program.extend(["-jar".to_string(), jar.display().to_string()]);
+        }
+        let tomcat = release_note(&java).unwrap();
+        std::fs::remove_file(&jar).unwrap();
+        assert!(tomcat.starts_with("Tomcat 11.0.22: the release every tolerance row"), "{tomcat}");
     }
 
     #[test]
