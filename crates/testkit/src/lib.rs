@@ -47,16 +47,21 @@ pub enum Need {
     /// objective) means nothing while other processes compete for its CPUs. Only the run can tell, so a test calls
     /// [`skip`] with it after the fact; [`Need::unmet`] says nothing in advance.
     IdleMachine,
+    /// A server that passes the test: a failure that is known and being fixed, left out of the test by name so that
+    /// it is listed among the tests not run, never counted as passed. Nothing provides it: only the fix does.
+    Passing(&'static str),
 }
 
 impl Need {
-    /// The key of this need in skip records and in `.ci/provides`: `root`, `tool:<name>`, `cpus:<n>` or `idle-machine`.
+    /// The key of this need in skip records and in `.ci/provides`: `root`, `tool:<name>`, `cpus:<n>`, `idle-machine`
+    /// or `passing:<server>`.
     pub fn key(&self) -> String {
         match self {
             Need::Root => "root".to_owned(),
             Need::Tool(name) => format!("tool:{name}"),
             Need::Cpus(n) => format!("cpus:{n}"),
             Need::IdleMachine => "idle-machine".to_owned(),
+            Need::Passing(server) => format!("passing:{server}"),
         }
     }
 
@@ -73,7 +78,7 @@ impl Need {
                 let have = available_cpus();
                 (have < n).then(|| format!("needs {n} CPUs, this process may use {have}"))
             }
-            Need::IdleMachine => None,
+            Need::IdleMachine | Need::Passing(_) => None,
         }
     }
 }
