@@ -76,11 +76,6 @@ pub fn java_fails(test: &str) -> Option<&'static str> {
 /// is fixed; every other suite compares java with the others. Remove a line when its test passes on java.
 const JAVA_FAILS: &[(&str, &str)] = &[
     (
-        "every_contract_case_passes_on_every_server_and_they_agree",
-        "known failure on java: its ids run one ahead of rust's from post-escaped-keys-are-name-and-email on (10034 \
-         for 10033), so a case before it stored a user on java alone",
-    ),
-    (
         "a_malformed_percent_escape_is_404_on_rust_and_node_and_400_on_go",
         "known failure on java: Tomcat answers GET /users/% with its own 400 and an HTML page before any filter, as Go's \
          net/http answers 400; the test's allowance names Go alone",

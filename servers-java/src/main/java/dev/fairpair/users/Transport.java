@@ -192,6 +192,13 @@ public final class Transport {
             Connections.answerOnSocket(conn, ApiError.BAD_REQUEST);
             return false;
         }
+        // Tomcat decodes a chunked body on HTTP/1.0 too, where chunked is not defined; RFC 9112 section 6.1 says a
+        // Transfer-Encoding on an HTTP/1.0 message means faulty framing, so it is refused with 400 before any of the
+        // body is read, and nothing is stored, as the other servers do.
+        if (request.getProtocol().equals("HTTP/1.0") && request.getHeader("Transfer-Encoding") != null) {
+            sendEmpty(request, response, 400);
+            return false;
+        }
         int fields = 0;
         for (String name : Collections.list(request.getHeaderNames())) {
             fields += Collections.list(request.getHeaders(name)).size();
