@@ -234,7 +234,7 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "malformed-percent-escape",
-        reason: "Go's net/http parses the target as a URL before any handler runs and refuses a '%' not followed by two hex digits with 400; hyper and llhttp pass the raw path to the routes",
+        reason: "Go's net/http parses the target as a URL before any handler runs and refuses a '%' not followed by two hex digits with 400, and Tomcat decodes the path before it maps a context and refuses it with 400 (an empty body) before any filter runs, neither with a setting to pass the target on; RFC 3986 section 2.1 makes a '%' without two hex digits no URI, and RFC 9110 section 15.5.1 lets 400 refuse it; hyper and llhttp pass the raw path to the routes",
         matches: has_malformed_percent_escape,
         refusals: &[Step::Status(400)],
         served: true,

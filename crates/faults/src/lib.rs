@@ -76,16 +76,6 @@ pub fn java_fails(test: &str) -> Option<&'static str> {
 /// is fixed; every other suite compares java with the others. Remove a line when its test passes on java.
 const JAVA_FAILS: &[(&str, &str)] = &[
     (
-        "a_malformed_percent_escape_is_404_on_rust_and_node_and_400_on_go",
-        "known failure on java: Tomcat answers GET /users/% with its own 400 and an HTML page before any filter, as Go's \
-         net/http answers 400; the test's allowance names Go alone",
-    ),
-    (
-        "random_paths_get_identical_answers",
-        "known failure on java: Tomcat answers a malformed percent escape (GET /users/%) with its own 400 and an HTML \
-         page, where rust and node answer 404",
-    ),
-    (
         "a_minute_of_fuzzing_finds_no_divergence_and_rediscovers_every_tolerance",
         "known failure on java: two divergences, POST /users with an empty Host and no body (rust waits for the \
          body, java closes) and POST * with an empty Host (rust 404, java 400)",
@@ -199,8 +189,9 @@ fn profile_dir() -> PathBuf {
 
 /// Whether the path of a request target holds a `%` not followed by two hex digits. Go's net/http parses the
 /// target as a URL (`url.ParseRequestURI`) before any handler runs and answers such a target 400 (text/plain, no
-/// Content-Length, connection closed), where Rust and Node route the raw path and answer 404: a difference between
-/// the stacks, shown by `differential.rs`, that the comparisons must allow for.
+/// Content-Length, connection closed), and Tomcat decodes the path before it maps a context and answers 400 with an
+/// empty body (the Java server's host report valve), where Rust and Node route the raw path and answer 404: a
+/// difference between the stacks, shown by `differential.rs`, that the comparisons must allow for.
 pub fn has_malformed_percent_escape(target: &str) -> bool {
     let path = target.split('?').next().unwrap_or("");
     let bytes = path.as_bytes();
