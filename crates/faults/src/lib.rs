@@ -86,10 +86,6 @@ const JAVA_FAILS: &[(&str, &str)] = &[
          every answer must be whole and the connections closed between answers",
     ),
     (
-        "shutdown_force_closes_what_is_left_after_its_limit",
-        "known failure on java: a stuck request keeps the JVM running past --shutdown-timeout-ms",
-    ),
-    (
         "the_store_fills_up_then_memory_levels_off",
         "known failure on java: its RSS grows while its heap expands in a full store (512 to 864 MiB over the test's \
          four stretches); whether that is the heap reaching its size or a leak is not decided yet",
