@@ -81,11 +81,6 @@ const JAVA_FAILS: &[(&str, &str)] = &[
          body, java closes) and POST * with an empty Host (rust 404, java 400)",
     ),
     (
-        "sigterm_under_load_java",
-        "known failure on java: a SIGTERM under load broke some answers (3 of them a 400) in one of two runs, where \
-         every answer must be whole and the connections closed between answers",
-    ),
-    (
         "the_store_fills_up_then_memory_levels_off",
         "known failure on java: its RSS grows while its heap expands in a full store (512 to 864 MiB over the test's \
          four stretches); whether that is the heap reaching its size or a leak is not decided yet",

@@ -126,6 +126,11 @@ public final class Transport {
             } catch (Exception failed) {
                 internalError(response, failed);
             } finally {
+                // During shutdown every answer closes its connection (Connections.drain): the header is added here,
+                // after the handler, so that it holds for an answer whose request began before the drain too.
+                if (Connections.draining && !response.isCommitted()) {
+                    response.setHeader("Connection", "close");
+                }
                 Connections.requestEnded(conn);
                 if (log != null) {
                     log.log(request.getMethod(), target(request), response.getStatus(), start);

@@ -103,6 +103,7 @@ public class UsersServer {
                 limit.setDaemon(true);
                 limit.start();
                 new Thread(() -> {
+                    Connections.drain();
                     context.close();
                     System.exit(0);
                 }, "shutdown").start();
