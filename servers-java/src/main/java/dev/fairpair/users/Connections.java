@@ -102,10 +102,11 @@ public final class Connections {
     static volatile boolean draining;
 
     /**
-     * Shutdown has begun. Spring's graceful shutdown closes the listener and waits for the requests in progress, but
-     * leaves keep-alive connections open, and when it is done Tomcat stops and closes them under whatever request it
-     * is parsing at that moment: the client then gets a 400 (Tomcat's answer to a head it failed to read) instead of
-     * an answer or the end of the connection. So from now on each answer closes its connection, and a connection
+     * Shutdown has begun. Spring's graceful shutdown pauses the connector, closes the listener and waits for the
+     * requests in progress, but leaves keep-alive connections open; a request whose request line Tomcat is reading
+     * as the connector pauses gets 503, which Tomcat then turns into a 400 because the head it stopped reading has
+     * no Host (its debug log says "The HTTP/1.1 request did not provide a host header"): an answer the client never
+     * asked for, where it should see the end of the connection. So from now on each answer closes its connection, and a connection
      * between two requests is ended here: its next request, if already sent, is never answered, which a client must
      * expect of a keep-alive connection at any time (RFC 9112 section 9.3).
      */
