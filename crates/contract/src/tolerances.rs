@@ -429,6 +429,16 @@ pub const TOLERANCES: &[Tolerance] = &[
         examples: &[b"OPTIONS * HTTP/1.1\nHost:\n\n"],
     },
     Tolerance {
+        name: "asterisk-form-other-method",
+        reason: "the asterisk-form target belongs to OPTIONS alone (RFC 9112 section 3.2.4), so `*` with another method is no valid request target; the routes of hyper's, Node's and Go's servers have no resource `*` (404), but Tomcat refuses it with 400 (\"Invalid URI\") before any filter runs, and has no setting for it; RFC 9110 section 15.5.1 lets 400 refuse a malformed request, so either answer is allowed",
+        matches: has_asterisk_other_method,
+        refusals: &[Step::Status(400)],
+        served: true,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &[],
+        examples: &[b"POST * HTTP/1.1\r\nhost:\r\n\r\n"],
+    },
+    Tolerance {
         name: "framing-field-whitespace",
         reason: "RFC 9110 lets a field value be surrounded by spaces or tabs, which are not part of it; llhttp (Node) refuses a Content-Length or Transfer-Encoding value next to a tab with 400, hyper and Go's net/http trim it",
         matches: has_framing_field_whitespace,
@@ -783,6 +793,10 @@ fn chunk_lines<'a>(m: &Message<'a>) -> Vec<&'a [u8]> {
 
 fn has_options_asterisk(bytes: &[u8]) -> bool {
     any(bytes, |m| m.request_line().starts_with(b"OPTIONS ") && m.target() == b"*")
+}
+
+fn has_asterisk_other_method(bytes: &[u8]) -> bool {
+    any(bytes, |m| !m.request_line().starts_with(b"OPTIONS ") && m.target() == b"*")
 }
 
 fn has_malformed_chunk_extension(bytes: &[u8]) -> bool {

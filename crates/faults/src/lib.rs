@@ -77,8 +77,9 @@ pub fn java_fails(test: &str) -> Option<&'static str> {
 const JAVA_FAILS: &[(&str, &str)] = &[
     (
         "a_minute_of_fuzzing_finds_no_divergence_and_rediscovers_every_tolerance",
-        "known failure on java: two divergences, POST /users with an empty Host and no body (rust waits for the \
-         body, java closes) and POST * with an empty Host (rust 404, java 400)",
+        "known failure on java: POST /users with an empty body is answered 400 and Tomcat closes the connection, \
+         where the contract keeps it (a body read in full); Tomcat's Http11Processor ends the connection after every \
+         400 and 500, after the controller has answered, and has no setting for it",
     ),
     (
         "the_store_fills_up_then_memory_levels_off",
