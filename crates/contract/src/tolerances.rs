@@ -234,7 +234,7 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "malformed-percent-escape",
-        reason: "Go's net/http parses the target as a URL before any handler runs and refuses a '%' not followed by two hex digits with 400; hyper and llhttp pass the raw path to the routes",
+        reason: "Go's net/http parses the target as a URL before any handler runs and refuses a '%' not followed by two hex digits with 400, and Tomcat decodes the path before it maps a context and refuses it with 400 (an empty body) before any filter runs, neither with a setting to pass the target on; RFC 3986 section 2.1 makes a '%' without two hex digits no URI, and RFC 9110 section 15.5.1 lets 400 refuse it; hyper and llhttp pass the raw path to the routes",
         matches: has_malformed_percent_escape,
         refusals: &[Step::Status(400)],
         served: true,
@@ -427,6 +427,16 @@ pub const TOLERANCES: &[Tolerance] = &[
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-options-asterisk"],
         examples: &[b"OPTIONS * HTTP/1.1\nHost:\n\n"],
+    },
+    Tolerance {
+        name: "asterisk-form-other-method",
+        reason: "the asterisk-form target belongs to OPTIONS alone (RFC 9112 section 3.2.4), so `*` with another method is no valid request target; the routes of hyper's, Node's and Go's servers have no resource `*` (404), but Tomcat refuses it with 400 (\"Invalid URI\") before any filter runs, and has no setting for it; RFC 9110 section 15.5.1 lets 400 refuse a malformed request, so either answer is allowed",
+        matches: has_asterisk_other_method,
+        refusals: &[Step::Status(400)],
+        served: true,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &[],
+        examples: &[b"POST * HTTP/1.1\r\nhost:\r\n\r\n"],
     },
     Tolerance {
         name: "framing-field-whitespace",
@@ -783,6 +793,10 @@ fn chunk_lines<'a>(m: &Message<'a>) -> Vec<&'a [u8]> {
 
 fn has_options_asterisk(bytes: &[u8]) -> bool {
     any(bytes, |m| m.request_line().starts_with(b"OPTIONS ") && m.target() == b"*")
+}
+
+fn has_asterisk_other_method(bytes: &[u8]) -> bool {
+    any(bytes, |m| !m.request_line().starts_with(b"OPTIONS ") && m.target() == b"*")
 }
 
 fn has_malformed_chunk_extension(bytes: &[u8]) -> bool {

@@ -217,9 +217,10 @@ fn random_paths_get_identical_answers() {
         let mut all_answered = matches!(a, Outcome::Response { .. });
         for server in &servers[1..] {
             let b = exchange(server.addr, &request);
-            if server.kind == Kind::Go && faults::has_malformed_percent_escape(&path) {
-                // Refused by net/http before the handler (see the function); the one difference allowed here.
-                prop_assert_eq!(faults::status(&b), 400, "{} {}: go", method, path);
+            if matches!(server.kind, Kind::Go | Kind::Java) && faults::has_malformed_percent_escape(&path) {
+                // Refused by net/http or Tomcat before the handler (see the function), with an empty body on Tomcat;
+                // the one difference allowed here.
+                prop_assert_eq!(faults::status(&b), 400, "{} {}: {}", method, path, server.kind.name());
                 continue;
             }
             match (&a, &b) {

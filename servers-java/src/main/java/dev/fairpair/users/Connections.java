@@ -65,6 +65,7 @@ public final class Connections {
                     return super.setSocketOptions(socket);
                 }
             });
+            protocol = this;
         }
     }
 
@@ -92,6 +93,37 @@ public final class Connections {
             conn = OPEN.get("/" + remoteAddr + ":" + remotePort);
         }
         return conn;
+    }
+
+    /** The connector's protocol, once Tomcat has made it: drain closes its listener. */
+    private static volatile Protocol protocol;
+
+    /** True once shutdown has begun: every answer from then on closes its connection (Transport.Entry). */
+    static volatile boolean draining;
+
+    /**
+     * Shutdown has begun. Spring's graceful shutdown pauses the connector, closes the listener and waits for the
+     * requests in progress, but leaves keep-alive connections open; a request whose request line Tomcat is reading
+     * as the connector pauses gets 503, which Tomcat then turns into a 400 because the head it stopped reading has
+     * no Host (its debug log says "The HTTP/1.1 request did not provide a host header"): an answer the client never
+     * asked for, where it should see the end of the connection. So from now on each answer closes its connection, and a connection
+     * between two requests is ended here: its next request, if already sent, is never answered, which a client must
+     * expect of a keep-alive connection at any time (RFC 9112 section 9.3).
+     */
+    static void drain() {
+        // The listener is closed first (Spring's graceful shutdown closes it again, harmlessly): a client whose
+        // connection is ended here must find its reconnect refused, not accepted into the drain.
+        if (protocol != null) {
+            protocol.closeServerSocketGraceful();
+        }
+        draining = true;
+        for (Conn conn : OPEN.values()) {
+            synchronized (conn) {
+                if (!conn.inRequest) {
+                    shutdown(conn, false);
+                }
+            }
+        }
     }
 
     /** A request's head is in: the head limit stops counting until its answer is sent. */

@@ -52,6 +52,14 @@ public final class Transport {
             // Tomcat's own NIO protocol, with a look at each accepted socket (Connections explains why).
             factory.setProtocol(Connections.Protocol.class.getName());
             factory.addContextValves(new CoyoteResponseValve());
+            // A target Tomcat cannot decode (a malformed percent-escape, `*` with a method other than OPTIONS) gets its
+            // 400 before any filter runs, and the host's error report valve writes an HTML page for it. The API has
+            // no HTML: the host gets a report valve that leaves the body empty (the contract allows an empty 400).
+            factory.addContextCustomizers(context -> {
+                if (context.getParent() instanceof org.apache.catalina.core.StandardHost host) {
+                    host.setErrorReportValveClass(EmptyErrorReport.class.getName());
+                }
+            });
             // Tomcat's own refusals during a body read (a read timeout, a broken chunk) go to the controller, which
             // answers them in the contract's shape; Spring Boot's error controller is switched off.
             factory.addErrorPages(new org.springframework.boot.web.error.ErrorPage("/error"));
@@ -61,6 +69,10 @@ public final class Transport {
                 connector.setProperty("maxKeepAliveRequests", "-1");
                 // Tomcat answers TRACE itself with 405 and its own Allow list unless allowed; the filter answers it.
                 connector.setAllowTrace(true);
+                // Tomcat decodes the path's escapes and then reads the bytes as UTF-8, refusing with 400 before any
+                // filter a path whose escapes are no UTF-8 (/users/%80). The routes match the raw target, never the
+                // decoded one, so the decoding is made one that cannot fail: every byte is a character in ISO-8859-1.
+                connector.setURIEncoding("ISO-8859-1");
                 if (connector.getProtocolHandler() instanceof AbstractHttp11Protocol<?> http) {
                     http.setMaxHttpRequestHeaderSize(MAX_HEAD_BYTES);
                     // Tomcat refuses more than 100 fields with a 400; the contract wants 431, so the filter counts
@@ -114,6 +126,11 @@ public final class Transport {
             } catch (Exception failed) {
                 internalError(response, failed);
             } finally {
+                // During shutdown every answer closes its connection (Connections.drain): the header is added here,
+                // after the handler, so that it holds for an answer whose request began before the drain too.
+                if (Connections.draining && !response.isCommitted()) {
+                    response.setHeader("Connection", "close");
+                }
                 Connections.requestEnded(conn);
                 if (log != null) {
                     log.log(request.getMethod(), target(request), response.getStatus(), start);
@@ -131,6 +148,21 @@ public final class Transport {
                 response.setContentType(UsersController.JSON); // No charset: Tomcat leaves it as it is.
                 response.setContentLength(body.length);
                 response.getOutputStream().write(body);
+            }
+        }
+    }
+
+    /**
+     * The host's error report for the refusals Tomcat makes before any filter runs: the status alone, with an empty
+     * body, where Tomcat's ErrorReportValve writes an HTML page (even with showReport off). Answers the application
+     * wrote are left as they are, as the stock valve leaves them.
+     */
+    public static final class EmptyErrorReport extends org.apache.catalina.valves.ErrorReportValve {
+        @Override
+        protected void report(org.apache.catalina.connector.Request request,
+                org.apache.catalina.connector.Response response, Throwable throwable) {
+            if (response.getStatus() >= 400 && response.getContentWritten() == 0 && response.setErrorReported()) {
+                response.setContentLength(0);
             }
         }
     }
@@ -190,6 +222,13 @@ public final class Transport {
         Connections.Conn conn = (Connections.Conn) request.getAttribute(Connections.Conn.class.getName());
         if (!request.getProtocol().startsWith("HTTP/1.") && conn != null) {
             Connections.answerOnSocket(conn, ApiError.BAD_REQUEST);
+            return false;
+        }
+        // Tomcat decodes a chunked body on HTTP/1.0 too, where chunked is not defined; RFC 9112 section 6.1 says a
+        // Transfer-Encoding on an HTTP/1.0 message means faulty framing, so it is refused with 400 before any of the
+        // body is read, and nothing is stored, as the other servers do.
+        if (request.getProtocol().equals("HTTP/1.0") && request.getHeader("Transfer-Encoding") != null) {
+            sendEmpty(request, response, 400);
             return false;
         }
         int fields = 0;

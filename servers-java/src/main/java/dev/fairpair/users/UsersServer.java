@@ -68,7 +68,8 @@ public class UsersServer {
         }
         Connections.headerTimeoutMs = config.headerTimeoutMs();
         SpringApplication app = new SpringApplication(UsersServer.class);
-        app.setDefaultProperties(Map.of("server.address", config.host(), "server.port", config.port()));
+        app.setDefaultProperties(Map.of("server.address", config.host(), "server.port", config.port(),
+                "spring.lifecycle.timeout-per-shutdown-phase", config.shutdownTimeoutMs() + "ms"));
         app.addInitializers(context -> context.getBeanFactory().registerSingleton("config", config));
         app.addListeners((WebServerInitializedEvent ready) -> printListening(config.host(), ready.getWebServer().getPort(),
                 processors));
@@ -86,10 +87,27 @@ public class UsersServer {
             return;
         }
         for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), received -> new Thread(() -> {
-                context.close();
-                System.exit(0);
-            }, "shutdown").start());
+            Signal.handle(new Signal(name), received -> {
+                // The graceful phase gives up at the shutdown limit, but stopping Tomcat afterwards still waits for
+                // its request threads, and one blocked in a body read waits for its client. So the limit is kept
+                // here too: shortly after it the process exits 0 whatever is still running, and the kernel closes
+                // what is left, as the other servers close what is left and exit.
+                Thread limit = new Thread(() -> {
+                    try {
+                        Thread.sleep(config.shutdownTimeoutMs() + 500);
+                    } catch (InterruptedException stop) {
+                        return;
+                    }
+                    Runtime.getRuntime().halt(0);
+                }, "shutdown-limit");
+                limit.setDaemon(true);
+                limit.start();
+                new Thread(() -> {
+                    Connections.drain();
+                    context.close();
+                    System.exit(0);
+                }, "shutdown").start();
+            });
         }
     }
 
