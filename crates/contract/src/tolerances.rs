@@ -56,12 +56,35 @@ pub struct Tolerance {
     pub refusals: &'static [Step],
     /// Whether a server may serve the request instead (all servers that do not refuse answering alike).
     pub served: bool,
+    /// Where the difference may begin: anywhere, or only right after an answer that every server gave alike.
+    pub follows: Follows,
     /// Cases of `contract/cases.json` that are examples of this predicate.
     pub cases: &'static [&'static str],
     /// More examples, as bytes, where no case is one.
     pub examples: &'static [&'static [u8]],
     /// The release of each stack this row was decided on.
     pub decided_on: DecidedOn,
+}
+
+/// Where a tolerated difference may begin on a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follows {
+    /// At any answer, the first included: the request's bytes alone explain it.
+    Anywhere,
+    /// Only right after an answer with this status, which every server gave: the difference is in what a server does
+    /// with its connection once it has answered so (Tomcat closes after every 400).
+    Answer(u16),
+}
+
+impl Follows {
+    /// Whether a difference that begins after `previous` (the status every server answered just before it, `None` at
+    /// the first answer) may be this one.
+    pub fn holds(self, previous: Option<u16>) -> bool {
+        match self {
+            Follows::Anywhere => true,
+            Follows::Answer(status) => previous == Some(status),
+        }
+    }
 }
 
 impl Tolerance {
@@ -121,6 +144,43 @@ pub const EQUIVALENCES: &[(Equivalence, &str, &[&str])] = &[
 
 const REFUSED: &[Step] = &[Step::Status(400), Step::Closed];
 
+/// A POST /users that the routes refuse with 400 once its body is read in full (an empty body, a body that is not a
+/// JSON object with a valid name and email, judged roughly: serde_json is not `JSON.parse`). Rough is safe here: the
+/// row only applies right after a 400 that every server gave, to what each did with the connection next.
+fn has_refused_post(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let post = m.request_line().starts_with(b"POST /users ");
+        let chunked = m.named(b"transfer-encoding").next().is_some();
+        let body = if chunked { dechunked(m.body) } else { Some(m.body.to_vec()) };
+        post && m.head_done && m.body_done && !body.is_some_and(|b| is_valid_user(&b))
+    })
+}
+
+/// The data of a chunked body, or `None` if its sizes do not read.
+fn dechunked(mut body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = body.windows(2).position(|w| w == b"\r\n")?;
+        let size = usize::from_str_radix(std::str::from_utf8(&body[..line_end]).ok()?, 16).ok()?;
+        if size == 0 {
+            return Some(out);
+        }
+        let data = body.get(line_end + 2..line_end + 2 + size)?;
+        out.extend_from_slice(data);
+        body = body.get(line_end + 4 + size..)?;
+    }
+}
+
+/// Whether a body is a user the routes would store: an object with a name of 1 to 200 characters and an email of at
+/// most 254 holding an `@` (the POST rules of CONTRACT.md).
+fn is_valid_user(body: &[u8]) -> bool {
+    let Ok(serde_json::Value::Object(user)) = serde_json::from_slice::<serde_json::Value>(body) else { return false };
+    let text = |key: &str| user.get(key).and_then(|v| v.as_str()).map(|s| (s.chars().count(), s.contains('@')));
+    let name_ok = text("name").is_some_and(|(n, _)| (1..=200).contains(&n));
+    let email_ok = text("email").is_some_and(|(n, at)| n <= 254 && at);
+    name_ok && email_ok
+}
+
 /// An Expect field with an empty value (spaces and tabs aside), which the contract ignores.
 fn has_empty_expectation(bytes: &[u8]) -> bool {
     any(bytes, |m| m.named(b"expect").any(|v| v.iter().all(|b| *b == b' ' || *b == b'\t')))
@@ -158,6 +218,7 @@ pub const TOLERANCES: &[Tolerance] = &[
             Step::Open,
         ],
         served: false,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-lowercase-method", "raw-unknown-method", "raw-connect"],
         examples: &[],
@@ -168,6 +229,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_bare_lf,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-bare-lf"],
         examples: &[],
@@ -178,6 +240,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_http10_transfer_encoding,
         refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-http10-chunked"],
         examples: &[],
@@ -188,6 +251,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_other_version,
         refusals: &[Step::Status(400), Step::Status(505), Step::Closed],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-http2-request-line", "raw-http2-prior-knowledge"],
         examples: &[],
@@ -198,6 +262,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_odd_target_bytes,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-non-ascii-target"],
         examples: &[],
@@ -208,6 +273,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_fragment,
         refusals: &[Step::Status(400), Step::Status(404), Step::Status(405), Step::Closed],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-fragment-in-target"],
         examples: &[b"\nGET /users/5# HTTP/1.1\r\nHost: x\r\n\r\n"],
@@ -218,6 +284,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_request_line_whitespace,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-bad-request-line-spaces"],
         examples: &[],
@@ -228,6 +295,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_length_and_encoding,
         refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-and-chunked"],
         examples: &[],
@@ -238,6 +306,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_malformed_percent_escape,
         refusals: &[Step::Status(400)],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["get-malformed-percent-escape"],
         examples: &[],
@@ -248,6 +317,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_unsupported_transfer_coding,
         refusals: &[Step::Status(400), Step::Status(501), Step::Closed],
         served: false,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &[
             "raw-te-empty-with-content-length",
@@ -263,6 +333,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_identical_content_lengths,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-twice-identical"],
         examples: &[],
@@ -273,6 +344,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_chunk_size_whitespace,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-chunk-size-trailing-space"],
         examples: &[],
@@ -283,6 +355,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: ends_inside_a_request,
         refusals: &[Step::Status(400), Step::Status(408), Step::Status(431), Step::Closed, Step::Open],
         served: false,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &[],
         examples: &[
@@ -298,6 +371,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_upgrade_with_body,
         refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &[],
         examples: &[
@@ -308,11 +382,29 @@ pub const TOLERANCES: &[Tolerance] = &[
         ],
     },
     Tolerance {
+        name: "closed-after-refused-post",
+        reason: "a POST /users whose body was read in full and refused with 400 keeps its connection (the keep-alive rule), but Tomcat ends the connection, saying `Connection: close`, after every answer whose status is 400, 408, 411, 413, 414, 500, 501 or 503 (its Http11Processor decides it once the controller has answered), and has no setting for it; RFC 9112 section 9.6 lets a server close a connection after any response that says `close`, so the requests behind it go unanswered: Tomcat's departure from the contract, not from the RFC, tolerated because no server code can change it",
+        matches: has_refused_post,
+        refusals: &[Step::Closed],
+        served: true,
+        follows: Follows::Answer(400),
+        decided_on: DECIDED_ON_2026_12,
+        cases: &["raw-post-refused-then-health"],
+        examples: &[
+            // The fuzzer's seed 7: no body at all, and Rust, Node and Go keep the connection open after the 400.
+            b"POST /users HTTP/1.1\r\nHost:\r\nContent-Type:application/json\r\n\r\n",
+            // JSON that fails the email rule, with a GET behind it that Tomcat leaves unanswered.
+            b"POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\nGET /health HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 24\r\n\r\n{\"name\":\"a\",\"email\":\"b\"}GET /users/7 HTTP/1.1\r\nHost: x\r\n\r\n",
+        ],
+    },
+    Tolerance {
         name: "empty-expectation",
         reason: "an empty Expect is ignored (the transport rule), but Tomcat refuses an Expect field without a value with 417 before any filter runs, and has no setting for it; RFC 9110 section 5.6.1 has a recipient ignore empty list elements, so this is Tomcat's departure, tolerated because no server code can run before it",
         matches: has_empty_expectation,
         refusals: &[Step::Status(417)],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-expect-empty-ignored", "raw-expect-empty-twice-ignored"],
         examples: &[],
@@ -323,6 +415,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_absolute_form_host_mismatch,
         refusals: &[Step::Status(400)],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["get-absolute-form-query"],
         examples: &[b"GET http://example.com/users/7 HTTP/1.1\r\nHost: x\r\n\r\n"],
@@ -333,6 +426,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_unmet_expectation,
         refusals: &[Step::Status(417), Step::Status(400), Step::Closed, Step::Open],
         served: false,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-expect-unknown-417", "raw-expect-unknown-head-417", "raw-expect-unknown-chunked-417"],
         examples: &[],
@@ -343,6 +437,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_odd_connection_options,
         refusals: &[Step::Closed, Step::Open],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-connection-option-outside-list-grammar", "raw-http10-keep-alive-next-to-tab"],
         examples: &[b"GET / HTTP/1.1\r\nHost: x\r\nConnection: x close\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"],
@@ -353,6 +448,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_malformed_chunk_extension,
         refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-chunk-extension-without-name"],
         examples: &[],
@@ -363,6 +459,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_long_trailer_field,
         refusals: &[Step::Status(400), Step::Status(431), Step::Closed],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-long-trailer-field"],
         examples: &[],
@@ -373,6 +470,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_empty_line_before_request,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-empty-line-before-request-line"],
         examples: &[
@@ -386,6 +484,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_long_chunk_size,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-chunk-size-leading-zeros"],
         examples: &[],
@@ -396,6 +495,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_content_length_beyond_int63,
         refusals: &[Step::Status(400), Step::Status(413), Step::Status(431), Step::Closed],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-beyond-int63"],
         examples: &[
@@ -409,6 +509,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_chunk_data_off_its_size,
         refusals: &[Step::Status(400), Step::Status(408), Step::Closed, Step::Open],
         served: false,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &[],
         examples: &[
@@ -424,6 +525,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_options_asterisk,
         refusals: &[Step::Status(404), Step::Status(400), Step::Closed],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-options-asterisk"],
         examples: &[b"OPTIONS * HTTP/1.1\nHost:\n\n"],
@@ -434,6 +536,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_asterisk_other_method,
         refusals: &[Step::Status(400)],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &[],
         examples: &[b"POST * HTTP/1.1\r\nhost:\r\n\r\n"],
@@ -444,6 +547,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_framing_field_whitespace,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-content-length-trailing-tab", "raw-transfer-encoding-trailing-tab"],
         examples: &[],
@@ -454,6 +558,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_empty_chunk_size,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-empty-chunk-size"],
         examples: &[
@@ -469,6 +574,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_large_body,
         refusals: &[Step::Status(413), Step::Status(400), Step::Closed],
         served: false,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-large-chunk-data-off-its-size"],
         examples: &[b"POST /users HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n11170\r\n"],
@@ -479,6 +585,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_obs_fold,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-obs-fold"],
         examples: &[],
@@ -489,6 +596,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_malformed_host,
         refusals: &[Step::Status(400)],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-malformed-host"],
         examples: &[],
@@ -499,6 +607,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_large_head,
         refusals: &[Step::Status(431), Step::Status(400), Step::Closed],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-head-over-16k-431", "raw-target-over-16k-431", "raw-101-header-fields-431", "raw-large-head-empty-field-name"],
         examples: &[],
@@ -509,6 +618,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_bare_cr,
         refusals: &[Step::Status(400), Step::Status(501), Step::Closed, Step::Open],
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-bare-cr-before-request-line"],
         examples: &[],
@@ -519,6 +629,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_forbidden_trailer_declaration,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-trailer-declares-host"],
         examples: &[],
@@ -529,6 +640,7 @@ pub const TOLERANCES: &[Tolerance] = &[
         matches: has_target_outside_uri_grammar,
         refusals: REFUSED,
         served: true,
+        follows: Follows::Anywhere,
         decided_on: DECIDED_ON_2026_12,
         cases: &["raw-target-outside-uri-grammar"],
         examples: &[
@@ -948,6 +1060,26 @@ fn has_large_head(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A POST /users is "refused" when its body is missing or no valid user, chunked or not; a valid one is not, and
+    /// the row begins only right after a 400.
+    #[test]
+    fn a_refused_post_is_told_from_a_valid_one() {
+        let post = |framing: &str, body: &str| {
+            format!("POST /users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{framing}\r\n{body}")
+        };
+        let valid = r#"{"name":"a","email":"a@b"}"#;
+        let sized = |body: &str| post(&format!("Content-Length: {}\r\n", body.len()), body);
+        assert!(!has_refused_post(sized(valid).as_bytes()));
+        assert!(has_refused_post(sized("").as_bytes()));
+        assert!(has_refused_post(sized(r#"{"name":"","email":"a@b"}"#).as_bytes()));
+        assert!(has_refused_post(sized(r#"{"name":"a","email":"ab"}"#).as_bytes()));
+        let chunked = post("Transfer-Encoding: chunked\r\n", &format!("{:x}\r\n{valid}\r\n0\r\n\r\n", valid.len()));
+        assert!(!has_refused_post(chunked.as_bytes()), "{chunked}");
+        assert!(!has_refused_post(b"GET /users/7 HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assert!(Follows::Answer(400).holds(Some(400)) && !Follows::Answer(400).holds(Some(201)));
+        assert!(!Follows::Answer(400).holds(None) && Follows::Anywhere.holds(None));
+    }
 
     #[test]
     fn every_tolerance_has_a_reason_and_a_unique_name() {

@@ -74,12 +74,7 @@ pub fn java_fails(test: &str) -> Option<&'static str> {
 /// The tests the Java server does not pass yet, each with what it found. They leave java out, and say so among the
 /// tests not run, until the server (or, where Tomcat decides and the RFC allows either answer, the tolerance table)
 /// is fixed; every other suite compares java with the others. Remove a line when its test passes on java.
-const JAVA_FAILS: &[(&str, &str)] = &[(
-    "a_minute_of_fuzzing_finds_no_divergence_and_rediscovers_every_tolerance",
-    "known failure on java: POST /users with an empty body is answered 400 and Tomcat closes the connection, where \
-     the contract keeps it (a body read in full); Tomcat's Http11Processor ends the connection after every 400 and \
-     500, after the controller has answered, and has no setting for it",
-)];
+const JAVA_FAILS: &[(&str, &str)] = &[];
 
 /// Says that a test (or part of one) did not run for want of Go, through `testkit`: a line on stderr and a record
 /// that `scripts/test` lists at the end (and that fails CI, which installs Go).

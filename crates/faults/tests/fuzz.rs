@@ -94,7 +94,12 @@ fn a_minute_of_fuzzing_finds_no_divergence_and_rediscovers_every_tolerance() {
     // With the table emptied, each tolerated mutant is a divergence: every tolerance must have been needed. Go decides
     // most of them, so without Go only the others are required; and the rows that only Tomcat's parser needs (their
     // reasons say so) only with the Java server.
-    const TOMCAT_ONLY: &[&str] = &["empty-expectation", "absolute-form-host-mismatch", "asterisk-form-other-method"];
+    const TOMCAT_ONLY: &[&str] = &[
+        "empty-expectation",
+        "absolute-form-host-mismatch",
+        "asterisk-form-other-method",
+        "closed-after-refused-post",
+    ];
     if kinds.contains(&Kind::Go) {
         let needed = |name: &&str| kinds.contains(&Kind::Java) || !TOMCAT_ONLY.contains(name);
         let missing: Vec<&str> = TOLERANCES
@@ -103,7 +108,24 @@ fn a_minute_of_fuzzing_finds_no_divergence_and_rediscovers_every_tolerance() {
             .filter(needed)
             .filter(|name| !summary.tolerated.contains_key(*name))
             .collect();
-        assert!(missing.is_empty(), "the emptied table did not rediscover: {}", missing.join(", "));
+        // The mutants grow from what the servers answered, so which rare rows a minute reaches depends on timing
+        // (upgrade-with-body's one mutant in 900 came and went between runs of the same code). A row the minute did
+        // not reach must still show its difference with its own examples, as `scripts/fuzz --decide` sends them.
+        let addrs: Vec<(String, std::net::SocketAddr)> = targets.iter().map(|t| (t.name.clone(), t.addr)).collect();
+        let decisions = if missing.is_empty() { Vec::new() } else { fuzz::decide::decide(&addrs) };
+        let shown = |name: &&str| decisions.iter().any(|d| d.name == *name && d.needed());
+        let (by_examples, unneeded): (Vec<&str>, Vec<&str>) = missing.into_iter().partition(shown);
+        if !by_examples.is_empty() {
+            eprintln!(
+                "not reached by the minute's mutants, still needed by their examples: {}",
+                by_examples.join(", ")
+            );
+        }
+        assert!(
+            unneeded.is_empty(),
+            "neither the minute's mutants nor their own examples show a difference for: {}",
+            unneeded.join(", ")
+        );
     }
     let _ = std::fs::remove_dir_all(&settings.out_dir);
 }

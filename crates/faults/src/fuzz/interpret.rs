@@ -295,15 +295,17 @@ pub fn compare(bytes: &[u8], tail: Tail, names: &[&str], interps: &[Interpretati
         .min()
         .unwrap_or(0);
     let steps: Vec<Step> = norm.iter().map(|i| step_at(i, k)).collect();
+    // The answer every server gave just before the difference (they agree up to `k`), which some rows require.
+    let previous = k.checked_sub(1).and_then(|j| reference.answers.get(j)).map(|a| a.status);
+    let matching: Vec<&Tolerance> =
+        table.tolerances.iter().filter(|t| (t.matches)(bytes) && t.follows.holds(previous)).collect();
     // Every tolerance that allows it, so that the count of each (what the emptied table would report) does not
     // depend on the table's order.
-    let allowing: Vec<String> =
-        table.tolerances.iter().filter(|t| (t.matches)(bytes) && t.allows(&steps)).map(|t| t.name.to_owned()).collect();
+    let allowing: Vec<String> = matching.iter().filter(|t| t.allows(&steps)).map(|t| t.name.to_owned()).collect();
     if !allowing.is_empty() {
         return Comparison::Tolerated(allowing);
     }
     // No one row allows it: some of the rows that match may still allow it together.
-    let matching: Vec<&Tolerance> = table.tolerances.iter().filter(|t| (t.matches)(bytes)).collect();
     if let Some(rows) = contract::tolerances::allowing_together(&matching, &steps) {
         return Comparison::Tolerated(rows.iter().map(|t| t.name.to_owned()).collect());
     }
