@@ -128,3 +128,17 @@ fn no_capacity_above_a_rate_the_loaders_own_search_missed() {
     bench.capacity.as_mut().unwrap().settings.warmup_s = 0;
     assert_eq!(column(&bench, "post, 50 connections"), "no ratio (cold: --quick steps have no warm-up)");
 }
+
+#[test]
+fn the_method_paragraph_names_the_rule_the_file_was_decided_by() {
+    // A file of several windows a rate written before the margin was decided by a Wilson interval, and says so; one
+    // written since names its margin and the majority at the cap.
+    let mut bench = report::load(&fixture()).unwrap();
+    bench.capacity.as_mut().unwrap().settings.max_windows = 5;
+    let (md, _) = report::render(&bench);
+    assert!(md.contains("80 % Wilson interval") && !md.contains("outnumber"), "{md}");
+    bench.capacity.as_mut().unwrap().settings.margin = Some(2);
+    let (md, _) = report::render(&bench);
+    assert!(md.contains("outnumber those missing it by 2") && md.contains("the majority decides"), "{md}");
+    assert!(!md.contains("Wilson"), "{md}");
+}

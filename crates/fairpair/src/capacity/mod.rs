@@ -13,8 +13,9 @@
 //!   measured in the same run (or a short closed-loop probe under `--capacity-only`). It is where the search starts,
 //!   not a limit: with a fixed connection count a closed loop is held down by latency (Little's law), so a service
 //!   with a long but concurrent service time can serve more open-loop than closed-loop.
-//! - Each rate is decided by several windows (steps), each a fresh server at that rate: met, missed or undecided,
-//!   by the share of its windows meeting the objective ([`verdict`]).
+//! - Each rate is decided by several windows (steps), each a fresh server at that rate: met or missed once the
+//!   windows that met lead those that missed (or trail them) by a margin, by their majority at the most windows a
+//!   rate may take, undecided on a tie or when the search's cap cuts it short ([`verdict`]).
 //! - It halves the rate until a rate is met; the lowest rate it tries is [`LOWEST_FRACTION`] of the first, below
 //!   which it reports "no rate meets the objective" (naming the lowest rate tried).
 //! - Until a rate is not met, it doubles the rate, past the upper bound too.

@@ -50,6 +50,7 @@ fn settings(resolution_percent: f64) -> SearchSettings {
         connections: 50,
         max_steps: 40,
         max_windows: 5,
+        margin: Some(verdict::MARGIN),
     }
 }
 
@@ -166,7 +167,7 @@ fn a_search_that_never_fails_reaches_its_cap_above_the_upper_bound_as_a_bound() 
 #[test]
 fn a_rate_whose_windows_split_is_decided_by_more_of_them() {
     // A noisy subject: 2 ms per request, but the second window of the first rate that gets one misses. Before, a
-    // repeat that missed made the rate a failing one; now the rate's windows split, and three more decide it.
+    // repeat that missed made the rate a failing one; now the rate's windows split, and two more decide it.
     let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
     let (mut asked, mut spoiled) = (Vec::new(), false);
     let (steps, outcome) = search(7_000.0, &settings(25.0), |r| {
@@ -179,23 +180,24 @@ fn a_rate_whose_windows_split_is_decided_by_more_of_them() {
     });
     let Outcome::Found { rps, confirmed: true, .. } = outcome else { panic!("{outcome:?}: {steps:#?}") };
     assert!(rps <= 500.0 && spoiled, "{rps}: {steps:#?}");
-    // The split rate took five windows, four of which met the objective: met.
+    // The split rate took four windows, three of which met the objective: a lead of two, met.
     let split = steps.iter().find(|s| !s.passed() && s.rate_asked <= 500.0).unwrap().rate_asked;
     let at_split: Vec<&Step> = steps.iter().filter(|s| s.rate_asked == split).collect();
-    assert_eq!(at_split.len(), 5, "{steps:#?}");
+    assert_eq!(at_split.len(), 4, "{steps:#?}");
     assert_eq!(at_split.last().unwrap().verdict, Some(Verdict::Met), "{steps:#?}");
 }
 
 #[test]
 fn an_undecided_rate_is_neither_the_capacity_nor_the_brackets_high_end() {
     // A subject that meets the objective up to 400/s, misses above 440/s, and between the two alternates window by
-    // window: rates there are undecided. The capacity is a rate decided met, and the bracket's high end a rate
-    // decided missed, never an undecided one.
+    // window: with an even cap of windows a rate (an odd one always has a majority) rates there tie, undecided. The
+    // capacity is a rate decided met, and the bracket's high end a rate decided missed, never an undecided one.
     let mut n = 0;
+    let set = SearchSettings { max_windows: 4, ..settings(5.0) };
     let s = search_of(
         "svc",
         800.0,
-        search(800.0, &settings(5.0), |r| {
+        search(800.0, &set, |r| {
             n += 1;
             let met = r <= 400.0 || (r <= 440.0 && n % 2 == 0);
             let latency = Latency { p99_ms: if met { 5.0 } else { 50.0 }, ..Latency::default() };
@@ -358,38 +360,54 @@ fn coin_toss_subject(c: f64, rng: &mut SplitMix) -> impl FnMut(f64) -> Result<St
     }
 }
 
-/// How many of 100 seeded searches put the capacity within `within` (a fraction) of `c`, and how many brackets
-/// hold `c`, for the search's settings and upper bound.
-fn coin_toss_searches(set: &SearchSettings, c: f64, upper: f64, within: f64) -> (usize, usize) {
-    let (mut near, mut held) = (0, 0);
+/// How many of 100 seeded searches put the capacity within `within` (a fraction) of `c`, how many brackets hold `c`,
+/// and how many windows the searches took in all, for the search's settings and upper bound.
+fn coin_toss_searches(set: &SearchSettings, c: f64, upper: f64, within: f64) -> (usize, usize, usize) {
+    let (mut near, mut held, mut windows) = (0, 0, 0);
     for seed in 0..100 {
         let mut rng = SplitMix(seed);
         let s = search_of("svc", upper, search(upper, set, coin_toss_subject(c, &mut rng)));
+        windows += s.steps.len();
         let Some(Bracket { low, high }) = s.bracket else { continue };
         near += usize::from((low / c - 1.0).abs() <= within);
         held += usize::from(low <= c && high.is_none_or(|h| c <= h));
     }
-    (near, held)
+    (near, held, windows)
 }
 
 #[test]
-fn a_coin_toss_boundary_is_found_within_10_percent_in_95_of_100_searches() {
-    // The subject's window verdict is a coin toss within 10 % of its capacity. At the default 5 % resolution, with a
-    // cap of windows that does not cut the searches short (the cap has its own test), the capacity is within 10 % of
-    // 20,000/s (the coin toss's band) in at least 95 of 100 searches, from an upper bound at the capacity, below it,
-    // and far above it (node's closed loop serves about 2.5 times its capacity). Within the resolution itself it is
-    // not, in about half of them: no rule of a few windows per rate decides "met" reliably where three windows in
-    // four meet the objective, so the capacity sits up to the band's width below the boundary, and its bracket says so.
+fn a_coin_toss_boundary_is_found_within_5_percent_in_95_of_100_searches_given_the_windows() {
+    // The subject's window verdict is a coin toss within 10 % of its capacity (`verdict.rs` works out why a few
+    // windows a rate cannot decide it reliably there). A search that decides each rate by a lead of three windows
+    // (up to nine, then the majority) and bisects to 2.5 % finds the capacity within ±5 % of 20,000/s in at least 95
+    // of 100 searches, from an upper bound at the capacity, below it and far above it (node's closed loop serves
+    // about 2.5 times its capacity), with no cap on its windows: it takes about 30 a search, more than the default
+    // plan's time budget pays for, and so it is a setting of this test, not of the plan.
+    let c = 20_000.0;
+    let set = SearchSettings { resolution_percent: 2.5, max_windows: 9, margin: Some(3), ..settings(2.5) };
+    for upper in [c, 0.7 * c, 2.5 * c] {
+        let (near, held, windows) = coin_toss_searches(&set, c, upper, 0.05);
+        assert!(near >= 95, "from {upper}/s: {near} of 100 within 5 %, {held} brackets hold it, {windows} windows");
+    }
+}
+
+#[test]
+fn the_default_plans_search_finds_a_coin_toss_boundary_within_10_percent() {
+    // The default plan's rule (a lead of two windows, up to five, then the majority) at its 5 % resolution: with a
+    // cap that does not cut the searches short (the cap has its own test), the capacity is within 10 % of C (the
+    // coin toss's band) in at least 95 of 100 searches from each upper bound, and within ±5 % in about two in three
+    // (the Wilson rule it replaced: about one in two, 37 of 100 from far above).
     let c = 20_000.0;
     for upper in [c, 0.7 * c, 2.5 * c] {
-        let (near, held) = coin_toss_searches(&settings(5.0), c, upper, 0.10);
-        let (within_resolution, _) = coin_toss_searches(&settings(5.0), c, upper, 0.05);
+        let (near, held, _) = coin_toss_searches(&settings(5.0), c, upper, 0.10);
+        let (within_resolution, _, _) = coin_toss_searches(&settings(5.0), c, upper, 0.05);
         assert!(near >= 95, "from {upper}/s: {near} of 100 within 10 %, {within_resolution} within 5 %, {held} held");
+        assert!(within_resolution >= 60, "from {upper}/s: {within_resolution} of 100 within 5 %");
     }
     // At the default cap of 11 windows a search from its capacity still finds it within 10 % in 95 of 100; from
     // far above it the cap cuts the bisection short, and the wider bracket is the search's own account of that.
     let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
-    let (near, held) = coin_toss_searches(&set, c, c, 0.10);
+    let (near, held, _) = coin_toss_searches(&set, c, c, 0.10);
     assert!(near >= 95, "at the default cap: {near} of 100 within 10 %, {held} brackets hold it");
 }
 

@@ -505,6 +505,7 @@ mod tests {
                 connections: 50,
                 max_steps: 8,
                 max_windows: 1,
+                margin: None,
             };
             let mut b = file(Vec::new());
             b.memory_summaries.clear();

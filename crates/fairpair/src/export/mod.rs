@@ -320,6 +320,7 @@ mod tests {
                 connections: 50,
                 max_steps: 8,
                 max_windows: 1,
+                margin: None,
             },
             tool: crate::kinds::Tool::Oha,
             loader_limit: None,

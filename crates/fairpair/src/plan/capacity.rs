@@ -70,6 +70,7 @@ pub fn plan(
             connections,
             max_steps: max_steps(resolution_percent, q),
             max_windows: verdict::max_windows(q),
+            margin: Some(verdict::MARGIN),
         },
         scenarios: names,
         only: args.capacity_only,

@@ -83,9 +83,10 @@ pub struct Step {
     pub verdict: Option<Verdict>,
 }
 
-/// What the windows at one rate say of it (`capacity/verdict.rs`): met or missed when the confidence interval of the
-/// share of windows meeting the objective lies wholly above or below one half, undecided when the windows a rate may
-/// take ran out with the interval still straddling it.
+/// What the windows at one rate say of it (`capacity/verdict.rs`): met or missed when the windows that met lead those
+/// that missed (or trail them) by the search's margin, or by the majority once the windows a rate may take ran out;
+/// undecided when they tie then, or when the search's cap of windows cut the rate short. (In files written before
+/// the margin: by a Wilson interval of the share of met windows, undecided when it still straddled one half.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
@@ -153,10 +154,15 @@ pub struct SearchSettings {
     /// before the cap was a setting had a fixed 16.)
     #[serde(default = "sixteen")]
     pub max_steps: usize,
-    /// The most windows (steps) one rate may take before it is undecided (files written before a rate was decided
-    /// from several windows: 1, each step its rate's verdict).
+    /// The most windows (steps) one rate may take, after which their majority decides it (files written before a
+    /// rate was decided from several windows: 1, each step its rate's verdict).
     #[serde(default = "one")]
     pub max_windows: usize,
+    /// The lead by which a rate's met windows must outnumber its missed ones (or the missed the met) to decide it
+    /// before `max_windows` (`capacity/verdict.rs`). `None` in files written before this rule, whose rates were
+    /// decided by a Wilson interval of the share of met windows (and left undecided at `max_windows`).
+    #[serde(default)]
+    pub margin: Option<usize>,
 }
 
 impl SearchSettings {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::capacity::{Bound, CapacityRecord, Outcome, Search, Verdict, sizing_line};
+use crate::capacity::{Bound, CapacityRecord, Outcome, Search, SearchSettings, Verdict, sizing_line};
 use crate::charts::{COLOURS, esc, opening, short};
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::ratios::{baseline, percent_text, ratio_text};
@@ -59,9 +59,7 @@ fn method(c: &CapacityRecord, limit: &str, held: &str) -> String {
              status, none aborted and the rate held (achieved ≥ 95 % of asked). Each window is an open-loop run with \
              {tool} on a fresh server at a fixed rate (`-q RATE --latency-correction -w`, {conns} connections, {w} s \
              warm-up, {d} s measured): latencies count from each request's scheduled start, so a server that falls \
-             behind shows its queue. A rate is decided by its windows: met when the 80 % Wilson interval of the share \
-             of its windows meeting the objective lies above one half, missed when below, otherwise one more window, \
-             up to {win}, after which it is undecided (neither). The search starts at 90 % of the subject's \
+             behind shows its queue. A rate is decided by its windows: {rule} The search starts at 90 % of the subject's \
              closed-loop throughput, halves until a rate is met (a rate missed by its first window is left there, \
              as not met, until the search brackets the capacity), doubles until one is not, and bisects to within \
              {res} %. The capacity is the highest rate decided met, given with its bracket: up to the lowest rate \
@@ -71,7 +69,7 @@ fn method(c: &CapacityRecord, limit: &str, held: &str) -> String {
             conns = s.connections,
             w = s.warmup_s,
             d = s.step_s,
-            win = s.max_windows,
+            rule = rule(s),
             res = s.resolution_percent,
             cap = s.max_steps,
         );
@@ -94,6 +92,23 @@ fn method(c: &CapacityRecord, limit: &str, held: &str) -> String {
         d = s.step_s,
         res = s.resolution_percent,
     )
+}
+
+/// How the file's search decided a rate from its windows: by a lead of its margin, or (files written before the
+/// margin) by a Wilson interval.
+fn rule(s: &SearchSettings) -> String {
+    let win = s.max_windows;
+    match s.margin {
+        Some(m) => format!(
+            "met once the windows meeting the objective outnumber those missing it by {m}, missed once those missing \
+             it outnumber the others by {m}, otherwise one more window, up to {win}, after which the majority decides \
+             (a tie is undecided, neither)."
+        ),
+        None => format!(
+            "met when the 80 % Wilson interval of the share of its windows meeting the objective lies above one half, \
+             missed when below, otherwise one more window, up to {win}, after which it is undecided (neither)."
+        ),
+    }
 }
 
 /// The note on capacities above the rate at which the loader's own search missed the objective: they are no
