@@ -327,6 +327,39 @@ impl<'a> Runner<'a> {
         })
     }
 
+    /// A warm-up probe's load: after the bounded wait for an idle machine, a fresh subject loaded by `seconds`
+    /// back-to-back one-second runs of the spec's tool (its warm-up and duration are not used), each a run of its
+    /// own with the arguments of the measured runs but the duration. Returns
+    /// the command of one second's run and the requests/s of each. Nothing is sampled: no figure counts it.
+    pub fn series(&self, spec: &RunSpec, seconds: u64) -> Result<(String, Vec<f64>)> {
+        let plan = self.plan;
+        wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
+        let server = self.start(spec.subject, spec.max_users, None)?;
+        let base = format!("http://{}", server.addr);
+        let mut load = load_spec(plan, spec.scenario, &base, spec.connections, 1, spec.rate);
+        load.script = self.scripts.get(&spec.scenario.name).cloned();
+        let mut series = Vec::new();
+        let mut command = String::new();
+        for second in 1..=seconds {
+            // A failed second ends the probe; the server is stopped when it is dropped.
+            let run = tools::invoke(spec.tool, &load, plan.loader_pin())
+                .with_context(|| format!("second {second} of the warm-up probe"))?;
+            series.push(run.result.requests_per_sec);
+            command = run.command;
+        }
+        server.stop()?;
+        Ok((command, series))
+    }
+
+    /// The store of a probe's server, for a scenario that writes: the POST runs' store, scaled from their warm-up
+    /// and duration to the probe's length so that it does not fill.
+    pub fn probe_store(&self, spec: &SubjectSpec, scenario: &Scenario, seconds: u64) -> Option<u64> {
+        let s = &self.plan.settings;
+        let scale = seconds.div_ceil((s.warmup_s + s.duration_s).max(1)).max(1);
+        (scenario.writes() && spec.accepts_max_users())
+            .then(|| (self.post_max_users.saturating_mul(scale)).min(crate::schema::MAX_MAX_USERS))
+    }
+
     /// One measured run, checked: a run is rerun when it is no throughput figure, and kept in `runs` but left out
     /// of the summaries (with the reason) when the rerun cannot help. Two things make a run no figure:
     /// - statuses its scenario does not expect (a full store answers 507): on a server whose store can grow it is
