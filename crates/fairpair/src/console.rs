@@ -236,8 +236,12 @@ pub fn warmup_probe_line(p: &WarmupProbe, warmup_s: u64) -> String {
         Coverage::Covered => "the warm-up covers it",
         Coverage::Short | Coverage::Unknown => "longer than the warm-up",
     };
+    let busy = match p.busy() {
+        true => format!("; the machine was busy (other processes {:.0} %)", p.other_cpu_percent),
+        false => String::new(),
+    };
     format!(
-        "warm-up probe of {}: {when} at {} requests/s (first second {}); {covered} ({warmup_s} s)",
+        "warm-up probe of {}: {when} at {} requests/s (first second {}); {covered} ({warmup_s} s){busy}",
         p.subject,
         thousands(p.steady_rps),
         thousands(p.first_rps())
@@ -271,6 +275,24 @@ pub fn two_hosts_line(p: &TwoHosts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_warm_up_probe_line_says_the_time_to_steady_and_whether_the_warm_up_covers_it() {
+        let series = [vec![1000.0, 4000.0, 8000.0], vec![10_000.0; 9]].concat();
+        let p = crate::warmup::probe_record("java", "get", 50, crate::warmup::idle_series(series));
+        assert_eq!(
+            warmup_probe_line(&p, 5),
+            "warm-up probe of java: steady after 3 s at 10,000 requests/s (first second 1,000); the warm-up covers \
+             it (5 s)"
+        );
+        let busy = WarmupProbe { other_cpu_percent: 80.0, seconds_to_steady: None, ..p };
+        assert_eq!(
+            warmup_probe_line(&busy, 5),
+            "warm-up probe of java: not steady within the 12 s probe at 10,000 requests/s (first second 1,000); \
+             longer than the warm-up (5 s); the machine was busy (other processes 80 %)"
+        );
+        assert!(warmup_short_line(9, 5).contains("--warmup 9 would cover every subject"));
+    }
 
     #[test]
     fn the_revised_estimate_counts_the_capacity_search() {

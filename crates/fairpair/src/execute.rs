@@ -406,8 +406,8 @@ impl<'a> Execution<'a> {
                 ..self.runner.spec(spec, scenario, connections)
             };
             match self.runner.series(&run, seconds) {
-                Ok((command, series)) => {
-                    let p = crate::warmup::probe_record(&spec.name, &scenario.name, connections, command, series);
+                Ok(series) => {
+                    let p = crate::warmup::probe_record(&spec.name, &scenario.name, connections, series);
                     self.progress.println(console::warmup_probe_line(&p, plan.settings.warmup_s));
                     self.bench.warmup_probes.push(p);
                 }

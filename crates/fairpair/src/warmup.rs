@@ -8,6 +8,7 @@
 //! The measured runs throw away `warmup_s` seconds of load on each fresh process: a subject whose time to steady is
 //! longer has part of its warm-up inside its measured figures.
 
+use crate::measure::Series;
 use crate::schema::WarmupProbe;
 use crate::stats::median_of_sorted;
 
@@ -89,7 +90,7 @@ impl WarmupProbe {
             Bias::High => "higher throughput than its steady state",
         };
         let (name, probe) = (&self.subject, self.per_second_rps.len());
-        match (self.coverage(warmup_s), self.seconds_to_steady) {
+        let finding = match (self.coverage(warmup_s), self.seconds_to_steady) {
             (Coverage::Covered, Some(s)) => format!(
                 "{name} is steady after {s} s, within the {warmup_s} s warm-up of the measured runs: the warm-up \
                  covers it."
@@ -103,9 +104,27 @@ impl WarmupProbe {
                  does not cover it: its measured figures include part of its warm-up, which biases them towards \
                  {bias}."
             ),
+        };
+        match self.busy() {
+            true => format!(
+                "{finding} Other processes used {:.0} % of the machine during its probe: part of what the series \
+                 shows may be their noise rather than a warm-up.",
+                self.other_cpu_percent
+            ),
+            false => finding,
         }
     }
+
+    /// Whether the machine was busy during the probe: not idle when it began, or other processes used more than
+    /// [`BUSY_PROBE_PERCENT`] of it.
+    pub fn busy(&self) -> bool {
+        !self.machine_idle || self.other_cpu_percent > BUSY_PROBE_PERCENT
+    }
 }
+
+/// Above this share of the machine used by other processes, a probe's series is said to be possibly their noise
+/// (the idle threshold's default).
+pub const BUSY_PROBE_PERCENT: f64 = 10.0;
 
 /// The warm-up that would cover every probed subject's time to steady: the longest, when it is longer than
 /// `warmup_s` (`None` when the warm-up covers them all, or none was steady within its probe).
@@ -113,18 +132,26 @@ pub fn warmup_needed(probes: &[WarmupProbe], warmup_s: u64) -> Option<u64> {
     probes.iter().filter_map(|p| p.seconds_to_steady).max().filter(|&s| s > warmup_s)
 }
 
-/// A probe's record from its per-second series.
-pub fn probe_record(subject: &str, scenario: &str, connections: u32, command: String, series: Vec<f64>) -> WarmupProbe {
-    let steady = steady_rps(&series).unwrap_or(0.0);
+/// A probe's record from its per-second series (`measure::Runner::series`).
+pub fn probe_record(subject: &str, scenario: &str, connections: u32, series: Series) -> WarmupProbe {
+    let steady = steady_rps(&series.per_second_rps).unwrap_or(0.0);
     WarmupProbe {
         subject: subject.to_string(),
         scenario: scenario.to_string(),
         connections,
-        command,
-        seconds_to_steady: seconds_to_steady(&series, steady),
+        command: series.command,
+        seconds_to_steady: seconds_to_steady(&series.per_second_rps, steady),
         steady_rps: steady,
-        per_second_rps: series,
+        per_second_rps: series.per_second_rps,
+        machine_idle: series.machine_idle,
+        other_cpu_percent: series.other_cpu_percent,
     }
+}
+
+/// A probe's series as a test makes it up: on an idle machine.
+#[cfg(test)]
+pub(crate) fn idle_series(per_second_rps: Vec<f64>) -> Series {
+    Series { command: "wrk -c 50 -d 1s …".into(), per_second_rps, machine_idle: true, other_cpu_percent: 0.0 }
 }
 
 #[cfg(test)]
@@ -132,7 +159,7 @@ mod tests {
     use super::*;
 
     fn probe(series: Vec<f64>) -> WarmupProbe {
-        probe_record("java", "get", 50, "wrk …".into(), series)
+        probe_record("java", "get", 50, idle_series(series))
     }
 
     /// A JVM-like ramp: a slow first second, compiled code after a few, steady from the 9th second.
@@ -205,6 +232,12 @@ mod tests {
         assert_eq!(slowing.bias(), Bias::High);
         assert!(slowing.sentence(1).ends_with("towards higher throughput than its steady state."));
         assert_eq!(warmup_needed(&[p.clone(), slowing], 5), Some(6));
-        assert_eq!(warmup_needed(&[p], 6), None);
+        assert_eq!(warmup_needed(std::slice::from_ref(&p), 6), None);
+        // On a busy machine the sentence says the series may be its noise.
+        let busy = WarmupProbe { machine_idle: false, other_cpu_percent: 82.4, ..p };
+        assert!(busy.sentence(10).ends_with(
+            "the warm-up covers it. Other processes used 82 % of the machine during its probe: part of what the series \
+             shows may be their noise rather than a warm-up."
+        ));
     }
 }

@@ -123,6 +123,10 @@ pub struct WarmupProbe {
     /// Seconds of load until the throughput first stays within 5 % of `steady_rps` for the rest of the probe; `None`
     /// when it was not steady within the probe.
     pub seconds_to_steady: Option<u64>,
+    /// Whether the machine was idle when the probe began, and the share of it other processes used during the probe
+    /// (a busy machine's noise can keep a series from settling).
+    pub machine_idle: bool,
+    pub other_cpu_percent: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

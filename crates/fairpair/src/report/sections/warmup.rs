@@ -74,7 +74,7 @@ fn series(probes: &[WarmupProbe]) -> Block {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::warmup::probe_record;
+    use crate::warmup::{idle_series, probe_record};
 
     fn bench(probes: Vec<WarmupProbe>) -> Benchmark {
         let mut b: Benchmark =
@@ -87,8 +87,8 @@ mod tests {
     fn the_section_says_per_subject_whether_the_warm_up_covers_its_time_to_steady() {
         let java = [vec![2000.0, 5000.0, 7000.0, 8000.0, 9000.0, 9300.0, 9350.0], vec![10_000.0; 5]].concat();
         let probes = vec![
-            probe_record("java", "get", 50, "wrk -c 50 -d 1s …".into(), java),
-            probe_record("rust", "get", 50, "wrk -c 50 -d 1s …".into(), vec![60_000.0; 12]),
+            probe_record("java", "get", 50, idle_series(java)),
+            probe_record("rust", "get", 50, idle_series(vec![60_000.0; 12])),
         ];
         let md = crate::report::markdown(&{
             let mut doc = Document::default();
@@ -104,13 +104,8 @@ mod tests {
         assert!(md.contains("`--warmup 7` would cover every subject"), "{md}");
         assert!(md.contains("| 12 | 10,000 | 60,000 |"), "the series, second by second: {md}");
         // The whole report has it, in HTML too; a file without probes has no such section.
-        let html = crate::report::RENDERERS[1].render(&crate::report::document(&bench(vec![probe_record(
-            "java",
-            "get",
-            50,
-            String::new(),
-            vec![1.0; 3],
-        )])));
+        let one = vec![probe_record("java", "get", 50, idle_series(vec![1.0; 3]))];
+        let html = crate::report::RENDERERS[1].render(&crate::report::document(&bench(one)));
         assert!(html.contains("Warm-up"), "{html}");
         assert!(!crate::report::render(&bench(Vec::new())).0.contains("## Warm-up"));
     }
