@@ -268,4 +268,39 @@ mod tests {
         p.open_loop_tool = Some(Tool::Oha);
         assert!(p.estimate().dominant_note().is_some());
     }
+
+    #[test]
+    fn the_warm_up_probe_loads_get_at_the_first_count_on_every_subject_the_harness_starts() {
+        let p = plan(&["--subjects", "rust,java,ceiling", "--connections", "300,50"]).unwrap();
+        let probe = p.warmup_probe().unwrap();
+        let names: Vec<&str> = probe.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            (probe.scenario.name.as_str(), probe.connections, names),
+            ("get", 300, vec!["rust", "java", "ceiling"])
+        );
+        assert_eq!(p.settings.warmup_probe_s, 30);
+        let e = p.estimate();
+        assert_eq!(e.warmup_probe, 3.0 * e.per_run.warmup_probe);
+        assert!(e.per_run.warmup_probe > 30.0 && e.total() > e.load + e.capacity + e.memory + e.preflight);
+        // Without GET, the first scenario, on the subjects that serve it (the ceiling serves GET only).
+        let p = plan(&["--subjects", "rust,ceiling", "--scenarios", "post"]).unwrap();
+        let probe = p.warmup_probe().unwrap();
+        assert_eq!((probe.scenario.name.as_str(), probe.subjects.len()), ("post", 1));
+        // A running service has no fresh process to probe.
+        let p = plan(&["--subjects", "rust", "--subject", "mine=http://127.0.0.1:8000/"]).unwrap();
+        assert_eq!(p.subjects.len(), 2);
+        let names: Vec<String> = p.warmup_probe().unwrap().subjects.iter().map(|s| s.name.clone()).collect();
+        assert_eq!(names, ["rust"]);
+        // Off: with 0, under --quick, and with --capacity-only; on again when --quick is given a length.
+        for words in [&["--warmup-probe", "0"][..], &["--quick"], &["--capacity-only"]] {
+            let p = plan(words).unwrap();
+            assert!(p.warmup_probe().is_none() && p.estimate().warmup_probe == 0.0, "{words:?}");
+        }
+        assert_eq!(plan(&["--quick", "--warmup-probe", "10"]).unwrap().warmup_probe_runs(), 3);
+        for bad in ["1", "601"] {
+            let err = plan(&["--warmup-probe", bad]).unwrap_err();
+            assert!(err.downcast_ref::<crate::UsageError>().is_some(), "{bad}");
+            assert_eq!(err.to_string(), "--warmup-probe: 0 (off) or 3 to 600 seconds");
+        }
+    }
 }
