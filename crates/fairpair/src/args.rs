@@ -87,6 +87,11 @@ pub struct RunArgs {
     /// Seconds of the GET load between the idle and the after-load memory samples [default: 10; --quick: 2].
     #[arg(long, value_parser = whole::<u64>)]
     pub memory_duration: Option<u64>,
+    /// Seconds of the warm-up probe: one fresh process per subject, loaded by back-to-back one-second runs, to see
+    /// how long each takes to reach a steady throughput (never counted in any figure) [default: 30; --quick: 0];
+    /// 0 disables the phase.
+    #[arg(long, value_parser = whole::<u64>, value_name = "SECONDS")]
+    pub warmup_probe: Option<u64>,
     /// Connections of the memory phase's load.
     #[arg(long, value_parser = whole::<u32>, default_value_t = 300)]
     pub memory_connections: u32,

@@ -88,6 +88,9 @@ pub struct Server {
     /// Seconds it may take to start and answer its first 200 when `--start-timeout` is not given. A run waits as
     /// long as its slowest subject needs.
     pub start_timeout_s: u64,
+    /// Whether its runtime compiles the hot code only after many seconds of load (the JVM's JIT), so that a run
+    /// planning it probes every subject's warm-up by default (`--warmup-probe`).
+    pub warms_up_slowly: bool,
 }
 
 /// The harness's start timeout for the servers that start in well under a second.
@@ -109,6 +112,7 @@ pub const SERVERS: &[Server] = &[
         store_per_worker: false,
         stack: Some(Stack::Hyper),
         start_timeout_s: START_TIMEOUT_S,
+        warms_up_slowly: false,
     },
     Server {
         id: ServerId::Node,
@@ -124,6 +128,7 @@ pub const SERVERS: &[Server] = &[
         store_per_worker: true,
         stack: Some(Stack::Llhttp),
         start_timeout_s: START_TIMEOUT_S,
+        warms_up_slowly: false,
     },
     Server {
         id: ServerId::Go,
@@ -139,6 +144,7 @@ pub const SERVERS: &[Server] = &[
         store_per_worker: false,
         stack: Some(Stack::NetHttp),
         start_timeout_s: START_TIMEOUT_S,
+        warms_up_slowly: false,
     },
     Server {
         id: ServerId::Java,
@@ -156,6 +162,7 @@ pub const SERVERS: &[Server] = &[
         // Spring Boot starts in a few seconds on one core, by its authors' account; not yet measured here. This is
         // where it gets a longer default of its own, should a measurement show 15 s is too tight.
         start_timeout_s: START_TIMEOUT_S,
+        warms_up_slowly: true,
     },
     Server {
         id: ServerId::Ceiling,
@@ -171,6 +178,7 @@ pub const SERVERS: &[Server] = &[
         store_per_worker: false,
         stack: None,
         start_timeout_s: START_TIMEOUT_S,
+        warms_up_slowly: false,
     },
 ];
 

@@ -14,9 +14,10 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::plan::{Estimate, PerRun, Plan};
-use crate::schema::{CapacityBasis, Preflight, TwoHosts, Verification, VerificationStatus};
+use crate::schema::{CapacityBasis, Preflight, TwoHosts, Verification, VerificationStatus, WarmupProbe};
 use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
 use crate::text::{minutes, thousands};
+use crate::warmup::Coverage;
 
 /// The bar counts tenths of a second, so that short phases still move it.
 const TICKS_PER_S: f64 = 10.0;
@@ -29,6 +30,8 @@ pub enum Phase {
     Memory,
     /// One step of the capacity search.
     Capacity,
+    /// One subject's warm-up probe.
+    WarmupProbe,
 }
 
 /// The progress bar, or plain lines when stderr is not a terminal.
@@ -97,6 +100,7 @@ impl Progress {
             Phase::OpenLoop => self.per_run.open_loop,
             Phase::Memory => self.per_run.memory,
             Phase::Capacity => self.per_run.capacity_step,
+            Phase::WarmupProbe => self.per_run.warmup_probe,
         };
         ticks(each * runs as f64)
     }
@@ -209,15 +213,48 @@ pub fn preflight(r: &Preflight, e: &Estimate) -> Vec<String> {
         lines.push(format!("preflight: store of the POST runs: {}", store_sentence(s)));
     }
     lines.push(format!(
-        "revised estimate after preflight ({:.0} s): {} left (load {}, open-loop {}, capacity search {}, memory {})",
+        "revised estimate after preflight ({:.0} s): {} left (warm-up probe {}, load {}, open-loop {}, capacity search \
+         {}, memory {})",
         r.duration_s,
         minutes(e.total() - e.preflight),
+        minutes(e.warmup_probe),
         minutes(e.load),
         minutes(e.open_loop),
         minutes(e.capacity),
         minutes(e.memory)
     ));
     lines
+}
+
+/// What one subject's warm-up probe found, said as it is over.
+pub fn warmup_probe_line(p: &WarmupProbe, warmup_s: u64) -> String {
+    let when = match p.seconds_to_steady {
+        Some(s) => format!("steady after {s} s"),
+        None => format!("not steady within the {} s probe", p.per_second_rps.len()),
+    };
+    let covered = match p.coverage(warmup_s) {
+        Coverage::Covered => "the warm-up covers it",
+        Coverage::Short | Coverage::Unknown => "longer than the warm-up",
+    };
+    let busy = match p.busy() {
+        true => format!("; the machine was busy (other processes {:.0} %)", p.other_cpu_percent),
+        false => String::new(),
+    };
+    format!(
+        "warm-up probe of {}: {when} at {} requests/s (first second {}); {covered} ({warmup_s} s){busy}",
+        p.subject,
+        thousands(p.steady_rps),
+        thousands(p.first_rps())
+    )
+}
+
+/// A subject needs a longer warm-up than the measured runs have: what to pass next time (the same for every
+/// subject, as every argument is).
+pub fn warmup_short_line(needed: u64, warmup_s: u64) -> String {
+    format!(
+        "warm-up probe: the {warmup_s} s warm-up of the measured runs is shorter than a subject's time to steady; \
+         --warmup {needed} would cover every subject (the report says which figures it affects)"
+    )
 }
 
 /// The line that says a run is a two-host run, before anything is measured.
@@ -238,6 +275,24 @@ pub fn two_hosts_line(p: &TwoHosts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_warm_up_probe_line_says_the_time_to_steady_and_whether_the_warm_up_covers_it() {
+        let series = [vec![1000.0, 4000.0, 8000.0], vec![10_000.0; 9]].concat();
+        let p = crate::warmup::probe_record("java", "get", 50, crate::warmup::idle_series(series));
+        assert_eq!(
+            warmup_probe_line(&p, 5),
+            "warm-up probe of java: steady after 3 s at 10,000 requests/s (first second 1,000); the warm-up covers \
+             it (5 s)"
+        );
+        let busy = WarmupProbe { other_cpu_percent: 80.0, seconds_to_steady: None, ..p };
+        assert_eq!(
+            warmup_probe_line(&busy, 5),
+            "warm-up probe of java: not steady within the 12 s probe at 10,000 requests/s (first second 1,000); \
+             longer than the warm-up (5 s); the machine was busy (other processes 80 %)"
+        );
+        assert!(warmup_short_line(9, 5).contains("--warmup 9 would cover every subject"));
+    }
 
     #[test]
     fn the_revised_estimate_counts_the_capacity_search() {

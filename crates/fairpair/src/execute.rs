@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::console::{self, Phase, Progress};
-use crate::measure::{self, Runner};
+use crate::measure::{self, RunSpec, Runner};
 use crate::plan::{Plan, Scenario, capacity::CapacityPlan};
 use crate::schema::*;
 use crate::subject::{Kind, SubjectSpec};
@@ -85,11 +85,13 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         flags: Vec::new(),
         two_hosts: path.as_ref().map(|(p, _)| p.clone()),
         capacity: None,
+        warmup_probes: Vec::new(),
     };
     let runner = runner.for_plan(&measured).calibrated(calibration);
     let mut ex = Execution { plan: &measured, runner, progress, bench, save_failed: false };
     ex.save();
     ex.loader_limit();
+    ex.warmup_probe_phase();
     ex.load_phase();
     ex.bench.summaries = summarise(&ex.bench.runs);
     apply_capacity(&mut ex.bench.summaries, &ex.bench.runs, ex.bench.preflight.as_ref());
@@ -383,6 +385,39 @@ impl<'a> Execution<'a> {
             );
             self.progress.println(line);
             self.save();
+        }
+    }
+
+    /// The warm-up probe, apart from every measured run: one fresh process per subject, its per-second throughput
+    /// over `warmup_probe_s` seconds, and how long it took to be steady (`crate::warmup`). Before the closed-loop
+    /// runs, so that the console says early whether their warm-up covers every subject.
+    fn warmup_probe_phase(&mut self) {
+        let plan = self.plan;
+        let Some(probe) = plan.warmup_probe() else { return };
+        let seconds = plan.settings.warmup_probe_s;
+        for spec in probe.subjects {
+            let (scenario, connections) = (probe.scenario, probe.connections);
+            self.status(format!(
+                "warm-up probe {} {} c={connections}: {seconds} one-second runs",
+                spec.name, scenario.name
+            ));
+            let run = RunSpec {
+                max_users: self.runner.probe_store(spec, scenario, seconds),
+                ..self.runner.spec(spec, scenario, connections)
+            };
+            match self.runner.series(&run, seconds) {
+                Ok(series) => {
+                    let p = crate::warmup::probe_record(&spec.name, &scenario.name, connections, series);
+                    self.progress.println(console::warmup_probe_line(&p, plan.settings.warmup_s));
+                    self.bench.warmup_probes.push(p);
+                }
+                Err(e) => self.failed(spec, Some(scenario), Some(connections), e.context("warm-up probe")),
+            }
+            self.save();
+            self.progress.ran(Phase::WarmupProbe, 1);
+        }
+        if let Some(needed) = crate::warmup::warmup_needed(&self.bench.warmup_probes, plan.settings.warmup_s) {
+            self.progress.println(console::warmup_short_line(needed, plan.settings.warmup_s));
         }
     }
 

@@ -63,6 +63,7 @@ pub mod summary;
 pub mod text;
 pub mod tools;
 pub mod verify;
+pub mod warmup;
 
 /// An error caused by the user's input (a bad flag, a missing binary or tool): the CLI prints it on one line and
 /// exits with status 2, as opposed to a failure during a run (status 1).

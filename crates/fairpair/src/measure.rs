@@ -79,6 +79,17 @@ pub struct Runner<'a> {
     interface: Option<String>,
 }
 
+/// What a warm-up probe's load measured (see [`Runner::series`]).
+#[derive(Default)]
+pub struct Series {
+    /// The command of one second's run (every second's is the same).
+    pub command: String,
+    pub per_second_rps: Vec<f64>,
+    /// Whether the machine was idle when the probe began, and the share of it other processes used during it.
+    pub machine_idle: bool,
+    pub other_cpu_percent: f64,
+}
+
 /// Reruns a closed-loop run gets when the machine was busy during it, before it is left out.
 pub const BUSY_RERUNS: u32 = 2;
 
@@ -325,6 +336,44 @@ impl<'a> Runner<'a> {
             memory,
             disturbance,
         })
+    }
+
+    /// A warm-up probe's load: after the bounded wait for an idle machine, a fresh subject loaded by `seconds`
+    /// back-to-back one-second runs of the spec's tool (its warm-up and duration are not used), each a run of its
+    /// own with the arguments of the measured runs but the duration. Only the machine's other processes are
+    /// sampled around it, to tell a warm-up from a busy machine's noise: no figure counts it.
+    pub fn series(&self, spec: &RunSpec, seconds: u64) -> Result<Series> {
+        let plan = self.plan;
+        let (_, machine_idle) = wait_for_idle(plan.settings.idle_wait_max_s, plan.settings.idle_threshold_percent);
+        let server = self.start(spec.subject, spec.max_users, None)?;
+        let base = format!("http://{}", server.addr);
+        let mut load = load_spec(plan, spec.scenario, &base, spec.connections, 1, spec.rate);
+        load.script = self.scripts.get(&spec.scenario.name).cloned();
+        let mut out = Series { machine_idle, ..Series::default() };
+        let mut loader_us = 0.0;
+        let before = Window::now(&server, None)?;
+        for second in 1..=seconds {
+            // A failed second ends the probe; the server is stopped when it is dropped.
+            let run = tools::invoke(spec.tool, &load, plan.loader_pin())
+                .with_context(|| format!("second {second} of the warm-up probe"))?;
+            out.per_second_rps.push(run.result.requests_per_sec);
+            (out.command, loader_us) = (run.command, loader_us + run.cpu_us);
+        }
+        let after = Window::now(&server, None)?;
+        let server_here = server.host.is_local();
+        out.other_cpu_percent =
+            Sampled::between(&before, &after, loader_us / 1e6 * self.hz, server_here).other_cpu_percent.max(0.0);
+        server.stop()?;
+        Ok(out)
+    }
+
+    /// The store of a probe's server, for a scenario that writes: the POST runs' store, scaled from their warm-up
+    /// and duration to the probe's length so that it does not fill.
+    pub fn probe_store(&self, spec: &SubjectSpec, scenario: &Scenario, seconds: u64) -> Option<u64> {
+        let s = &self.plan.settings;
+        let scale = seconds.div_ceil((s.warmup_s + s.duration_s).max(1)).max(1);
+        (scenario.writes() && spec.accepts_max_users())
+            .then(|| (self.post_max_users.saturating_mul(scale)).min(crate::schema::MAX_MAX_USERS))
     }
 
     /// One measured run, checked: a run is rerun when it is no throughput figure, and kept in `runs` but left out

@@ -39,7 +39,7 @@ fn search(test: &str, mode: &str, ms: u32) -> Option<(Search, String)> {
     let output = Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .args(["run", "--subjects", "", "--subject", &subject, "--scenarios", "get", "--slo", "p99=10ms"])
         .args(["--connections", "50", "--duration", "3", "--warmup", "1", "--repeats", "1", "--memory-repeats", "0"])
-        .args(["--allow-unverified", "--level", "api", "--idle-wait", "0.5", "--ceiling"])
+        .args(["--warmup-probe", "0", "--allow-unverified", "--level", "api", "--idle-wait", "0.5", "--ceiling"])
         .arg(common::sibling_binary("ceiling"))
         .arg("--out")
         .arg(&out_dir)

@@ -27,7 +27,7 @@ fn run_with(out_dir: &Path, subject: &str, scenarios: &str, extra: &[&str]) -> O
     Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .current_dir(&root)
         .args(["run", "--subjects", "ceiling", "--subject", subject, "--scenarios", scenarios])
-        .args(["--connections", "4"])
+        .args(["--connections", "4", "--warmup-probe", "0"])
         .args(["--duration", "1", "--warmup", "0", "--repeats", "1", "--memory-repeats", "1"])
         .args(["--memory-duration", "1", "--memory-connections", "4", "--open-loop-rates", "0", "--idle-wait", "0"])
         // The tests of this file run at once: each would see the others as a busy machine (and rerun its runs).

@@ -20,7 +20,7 @@ fn an_interrupted_run_leaves_a_partial_file_the_report_marks_incomplete() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .args(["run", "--subjects", "ceiling", "--scenarios", "get", "--connections", "1"])
         .args(["--duration", "1", "--warmup", "0", "--repeats", "20", "--memory-repeats", "0"])
-        .args(["--open-loop-rates", "0", "--idle-wait", "0", "--no-pin"])
+        .args(["--open-loop-rates", "0", "--idle-wait", "0", "--no-pin", "--warmup-probe", "0"])
         // A busy machine's runs would be rerun and left out: no summary to check.
         .args(["--idle-threshold", "100"])
         .arg("--ceiling")

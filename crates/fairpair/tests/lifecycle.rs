@@ -108,7 +108,8 @@ fn an_interrupted_run_stops_its_servers() {
     let out = common::temp_dir("interrupted");
     let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_fairpair"))
         .args(["run", "--subjects", "ceiling", "--scenarios", "get", "--connections", "2", "--duration", "30"])
-        .args(["--warmup", "0", "--repeats", "1", "--memory-repeats", "0", "--idle-wait", "0", "--out"])
+        .args(["--warmup", "0", "--repeats", "1", "--memory-repeats", "0", "--idle-wait", "0", "--warmup-probe", "0"])
+        .arg("--out")
         .arg(&out)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -81,6 +81,26 @@ fn a_run_on_a_busy_machine_is_rerun_twice_then_left_out() {
 }
 
 #[test]
+fn the_warm_up_probe_is_a_series_of_one_second_runs_on_one_fresh_process_apart_from_the_measured_runs() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (output, bench, out) =
+        run("warmup-probe", &["--subjects", "rust", "--warmup-probe", "3", "--idle-threshold", "100"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(bench.settings.warmup_probe_s, 3);
+    let [probe] = &bench.warmup_probes[..] else { panic!("one probe: {:?}", bench.warmup_probes) };
+    assert_eq!((probe.subject.as_str(), probe.scenario.as_str(), probe.connections), ("rust", "get", 4));
+    assert_eq!(probe.per_second_rps.len(), 3);
+    assert!(probe.per_second_rps.iter().all(|&r| r > 0.0) && probe.steady_rps > 0.0, "{probe:?}");
+    assert!(probe.command.contains("-d 1s") && probe.command.contains("127.0.0.1"), "{}", probe.command);
+    // The measured run is its own: one run, which the probe's seconds are no part of.
+    assert_eq!(bench.runs.len(), 1);
+    assert!(stderr.contains("warm-up probe of rust: "), "{stderr}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("## Warm-up") && report.contains("| rust | "), "{report}");
+}
+
+#[test]
 fn a_subject_that_exits_before_it_is_ready_is_left_out_and_the_others_measured() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let bad = "bad=python3 no-such-file.py --port {port}";

@@ -9,6 +9,8 @@ use crate::text::minutes;
 pub const RUN_OVERHEAD_S: f64 = 1.5;
 /// Seconds to verify one subject (two server starts and 200-odd cases).
 const VERIFY_S: f64 = 4.0;
+/// Seconds one second of the warm-up probe takes: its load and the tool's own start and stop around it.
+pub const PROBE_SECOND_S: f64 = 1.1;
 /// Discarded warm-up before each preflight calibration measurement.
 pub const CALIBRATION_WARMUP_S: u64 = 1;
 
@@ -22,17 +24,23 @@ impl Plan {
             0 => String::new(),
             _ => format!(" ({} s + {} s warm-up each)", plan.settings.duration_s, plan.settings.warmup_s),
         };
+        let probe = match plan.warmup_probe_runs() {
+            0 => String::new(),
+            n => format!(", {n} warm-up probes ({} s each)", plan.settings.warmup_probe_s),
+        };
         eprintln!(
-            "fairpair: {}, {} load runs{each}, {} open-loop runs, {} memory runs",
+            "fairpair: {}, {} load runs{each}, {} open-loop runs, {} memory runs{probe}",
             crate::text::count(plan.subjects.len() as u64, "subject"),
             plan.load_runs(),
             plan.open_loop_runs(),
             plan.memory_runs()
         );
         eprintln!(
-            "fairpair: estimated {} (preflight {}, load {}, open-loop {}, capacity search {}, memory {})",
+            "fairpair: estimated {} (preflight {}, warm-up probe {}, load {}, open-loop {}, capacity search {}, memory \
+             {})",
             minutes(e.total()),
             minutes(e.preflight),
+            minutes(e.warmup_probe),
             minutes(e.load),
             minutes(e.open_loop),
             minutes(e.capacity),
@@ -102,6 +110,11 @@ impl Plan {
         self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.settings.memory_repeats as usize
     }
 
+    /// Warm-up probes: one fresh process per probed subject.
+    pub fn warmup_probe_runs(&self) -> usize {
+        self.warmup_probe().map_or(0, |p| p.subjects.len())
+    }
+
     /// Estimated seconds for each phase, and for one run of each (the progress display's weights).
     pub fn estimate(&self) -> Estimate {
         let idle = self.settings.idle_wait_max_s / 2.0;
@@ -116,6 +129,7 @@ impl Plan {
                 + RUN_OVERHEAD_S
                 + idle,
             capacity_step: self.capacity.as_ref().map_or(0.0, |c| c.step_seconds(idle)),
+            warmup_probe: self.settings.warmup_probe_s as f64 * PROBE_SECOND_S + RUN_OVERHEAD_S + idle,
         };
         Estimate {
             preflight: verify + calibration,
@@ -123,6 +137,7 @@ impl Plan {
             open_loop: self.open_loop_runs() as f64 * per_run.open_loop,
             memory: self.memory_runs() as f64 * per_run.memory,
             capacity: self.capacity.as_ref().map_or(0.0, |c| c.seconds(self, idle)),
+            warmup_probe: self.warmup_probe_runs() as f64 * per_run.warmup_probe,
             per_run,
         }
     }
@@ -173,6 +188,8 @@ pub struct Estimate {
     pub memory: f64,
     /// The capacity search (its steps, and the loader's open-loop limit).
     pub capacity: f64,
+    /// The warm-up probes.
+    pub warmup_probe: f64,
     /// Seconds of one run of each phase: the phases above are these times their run counts, and the progress
     /// display advances by them, so that the bar and the printed estimate are one computation.
     pub per_run: PerRun,
@@ -186,11 +203,13 @@ pub struct PerRun {
     pub memory: f64,
     /// One step of the capacity search.
     pub capacity_step: f64,
+    /// One subject's warm-up probe.
+    pub warmup_probe: f64,
 }
 
 impl Estimate {
     pub fn total(&self) -> f64 {
-        self.preflight + self.load + self.open_loop + self.memory + self.capacity
+        self.preflight + self.load + self.open_loop + self.memory + self.capacity + self.warmup_probe
     }
 
     /// When the measured load is under half of the estimate, which phase takes most of it and how to shorten it:
@@ -206,6 +225,7 @@ impl Estimate {
             (self.open_loop, "the open-loop phase", "--open-loop-duration N, or --open-loop-rates 0 to skip it"),
             (self.memory, "the memory phase", "--memory-repeats N and --memory-duration N, or --memory-repeats 0"),
             (self.capacity, "the capacity search", "--capacity-step N, --capacity-resolution PERCENT"),
+            (self.warmup_probe, "the warm-up probe", "--warmup-probe N, or --warmup-probe 0 to skip it"),
         ];
         let (seconds, what, how) = phases.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
         // `--warmup` is the closed-loop runs' warm-up: worth naming only when there are such runs.
@@ -247,5 +267,42 @@ mod tests {
             plan(&["--subjects", "rust,node", "--duration", "3", "--repeats", "1", "--scenarios", "get"]).unwrap();
         p.open_loop_tool = Some(Tool::Oha);
         assert!(p.estimate().dominant_note().is_some());
+    }
+
+    #[test]
+    fn the_warm_up_probe_loads_get_at_the_first_count_on_every_subject_the_harness_starts() {
+        let p = plan(&["--subjects", "rust,java,ceiling", "--connections", "300,50"]).unwrap();
+        let probe = p.warmup_probe().unwrap();
+        let names: Vec<&str> = probe.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            (probe.scenario.name.as_str(), probe.connections, names),
+            ("get", 300, vec!["rust", "java", "ceiling"])
+        );
+        assert_eq!(p.settings.warmup_probe_s, 30);
+        let e = p.estimate();
+        assert_eq!(e.warmup_probe, 3.0 * e.per_run.warmup_probe);
+        assert!(e.per_run.warmup_probe > 30.0 && e.total() > e.load + e.capacity + e.memory + e.preflight);
+        // Without GET, the first scenario, on the subjects that serve it (the ceiling serves GET only).
+        let p = plan(&["--subjects", "rust,ceiling", "--scenarios", "post", "--warmup-probe", "30"]).unwrap();
+        let probe = p.warmup_probe().unwrap();
+        assert_eq!((probe.scenario.name.as_str(), probe.subjects.len()), ("post", 1));
+        // A running service has no fresh process to probe.
+        let p = plan(&["--subjects", "rust,java", "--subject", "mine=http://127.0.0.1:8000/"]).unwrap();
+        assert_eq!(p.subjects.len(), 3);
+        let names: Vec<String> = p.warmup_probe().unwrap().subjects.iter().map(|s| s.name.clone()).collect();
+        assert_eq!(names, ["rust", "java"]);
+        // Without a JVM, off unless asked for.
+        assert!(plan(&["--subjects", "rust,node"]).unwrap().warmup_probe().is_none());
+        // Off: with 0, under --quick, and with --capacity-only; on again when --quick is given a length.
+        for words in [&["--warmup-probe", "0"][..], &["--quick"], &["--capacity-only"]] {
+            let p = plan(words).unwrap();
+            assert!(p.warmup_probe().is_none() && p.estimate().warmup_probe == 0.0, "{words:?}");
+        }
+        assert_eq!(plan(&["--quick", "--warmup-probe", "10"]).unwrap().warmup_probe_runs(), 3);
+        for bad in ["1", "601"] {
+            let err = plan(&["--warmup-probe", bad]).unwrap_err();
+            assert!(err.downcast_ref::<crate::UsageError>().is_some(), "{bad}");
+            assert_eq!(err.to_string(), "--warmup-probe: 0 (off) or 3 to 600 seconds");
+        }
     }
 }

@@ -65,6 +65,17 @@ pub struct Plan {
     pub node: crate::node::Node,
 }
 
+/// What the warm-up probe loads (see [`Plan::warmup_probe`]).
+pub struct WarmupProbePlan<'a> {
+    pub scenario: &'a Scenario,
+    pub connections: u32,
+    pub subjects: Vec<&'a SubjectSpec>,
+}
+
+/// The shortest and longest warm-up probe `--warmup-probe` takes, in seconds.
+const MIN_PROBE_S: u64 = 3;
+const MAX_PROBE_S: u64 = 600;
+
 /// The defaults of the settings a command line leaves open: a full run's, and `--quick`'s (see [`FULL`], [`QUICK`]).
 struct Defaults {
     duration_s: u64,
@@ -77,6 +88,7 @@ struct Defaults {
     memory_settle_ms: u64,
     /// Seconds of each preflight calibration run (loader capacity, POST rate).
     calibration_s: u64,
+    warmup_probe_s: u64,
 }
 
 const FULL: Defaults = Defaults {
@@ -89,6 +101,7 @@ const FULL: Defaults = Defaults {
     memory_duration_s: 10,
     memory_settle_ms: 1000,
     calibration_s: 3,
+    warmup_probe_s: 30,
 };
 
 /// `--quick`: a smoke test of the whole pipeline in under two minutes.
@@ -102,6 +115,8 @@ const QUICK: Defaults = Defaults {
     memory_duration_s: 2,
     memory_settle_ms: 300,
     calibration_s: 1,
+    // Off: half a minute per subject would double a smoke test that must stay under two minutes.
+    warmup_probe_s: 0,
 };
 
 impl Plan {
@@ -153,7 +168,12 @@ impl Plan {
         settings.tool = args.tool.or(method.map(|m| m.tool)).unwrap_or(Tool::Wrk);
         (settings.baseline, settings.argv) = (baseline, facts.argv.clone());
         if args.capacity_only {
-            settings.memory_repeats = 0;
+            (settings.memory_repeats, settings.warmup_probe_s) = (0, 0);
+        }
+        // The probe costs half a minute a subject: by default it runs only where a JIT makes the warm-up long (a
+        // JVM planned), and then on every subject, so that its finding compares them.
+        if args.warmup_probe.is_none() && !subjects::any_warms_up_slowly(&subjects) {
+            settings.warmup_probe_s = 0;
         }
         let start_timeout_s = args.start_timeout.unwrap_or_else(|| subjects::start_timeout_s(&subjects));
         Ok(Plan {
@@ -256,6 +276,21 @@ impl Plan {
             .unwrap_or_else(|| Scenario::builtin(BuiltinScenario::Get))
     }
 
+    /// What the warm-up probe loads: the first GET scenario of the plan (else its first scenario) at the first
+    /// connection count, on every subject of that cell the harness starts itself (a running service has no fresh
+    /// process to probe). `None` when the probe is off or nothing is left to probe.
+    pub fn warmup_probe(&self) -> Option<WarmupProbePlan<'_>> {
+        let connections = *self.settings.connections.first()?;
+        let at = |c: &&Cell| c.connections == connections;
+        let cell = (self.cells.iter().filter(at).find(|c| self.scenarios[c.scenario].is_get()))
+            .or_else(|| self.cells.iter().find(at))
+            .filter(|_| self.settings.warmup_probe_s > 0)?;
+        let subjects: Vec<&SubjectSpec> =
+            cell.subjects.iter().map(|&i| &self.subjects[i]).filter(|s| s.started_by_harness()).collect();
+        let scenario = &self.scenarios[cell.scenario];
+        (!subjects.is_empty()).then_some(WarmupProbePlan { scenario, connections, subjects })
+    }
+
     /// The CPUs a load tool is pinned to, when pinning.
     pub fn loader_pin(&self) -> Option<&[usize]> {
         self.settings.pinned.then_some(self.settings.loader_cpus.as_slice())
@@ -318,6 +353,7 @@ fn settings(
         memory_connections: args.memory_connections,
         memory_duration_s: args.memory_duration.unwrap_or(d.memory_duration_s).max(1),
         memory_settle_ms: d.memory_settle_ms,
+        warmup_probe_s: args.warmup_probe.unwrap_or(d.warmup_probe_s),
         allow_unverified: args.allow_unverified,
         baseline: None,
         preset: args.preset,
@@ -336,6 +372,10 @@ fn check_values(args: &RunArgs) -> Result<()> {
     }
     if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
         return Err(usage(format!("--idle-threshold is a percentage of the machine: got {}", args.idle_threshold)));
+    }
+    // A probe of one or two seconds has no last third to read a steady throughput from.
+    if args.warmup_probe.is_some_and(|s| s != 0 && !(MIN_PROBE_S..=MAX_PROBE_S).contains(&s)) {
+        return Err(usage(format!("--warmup-probe: 0 (off) or {MIN_PROBE_S} to {MAX_PROBE_S} seconds")));
     }
     Ok(())
 }
@@ -466,8 +506,9 @@ pub(crate) mod tests {
         // The capacity search: rust and node on GET and POST, and the loader's limit; no fixed-fraction runs.
         assert_eq!(p.capacity.as_ref().unwrap().searches(&p).len(), 4);
         assert!(p.estimate().capacity > 0.0 && p.open_loop_runs() == 0);
-        // 21 min 37 s: the capacity phase's five searches at their cap of 11 windows take 7 min 20 s of it.
-        assert!(p.estimate_total() < 22.0 * 60.0, "{}", p.estimate_total());
+        // 23 min 25 s: the capacity phase's five searches at their cap of 11 windows take 7 min 20 s of it, the
+        // warm-up probes of the three subjects 1 min 48 s.
+        assert!(p.estimate_total() < 24.0 * 60.0, "{}", p.estimate_total());
     }
 
     #[test]

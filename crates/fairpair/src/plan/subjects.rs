@@ -163,6 +163,12 @@ pub(super) fn start_timeout_s(subjects: &[SubjectSpec]) -> u64 {
         .fold(usual, u64::max)
 }
 
+/// Whether a built-in subject whose runtime warms up slowly (the JVM) is planned: the warm-up probe's default is on
+/// then, and off otherwise (a user's own subject may be a JVM too; `--warmup-probe N` probes it).
+pub(super) fn any_warms_up_slowly(subjects: &[SubjectSpec]) -> bool {
+    subjects.iter().any(|s| matches!(&s.kind, Kind::Builtin { subject, .. } if subject.server().warms_up_slowly))
+}
+
 /// `--subject NAME='COMMAND with {port}'`, or `--subject NAME=http://HOST:PORT` for a service already running (its
 /// address as the facts resolved it).
 fn custom_subject(

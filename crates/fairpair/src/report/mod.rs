@@ -122,6 +122,7 @@ pub fn marked(b: &Benchmark) -> Benchmark {
     b.runs.iter_mut().for_each(|r| mark(&mut r.subject));
     b.open_loop.iter_mut().for_each(|r| mark(&mut r.subject));
     b.memory.iter_mut().for_each(|r| mark(&mut r.subject));
+    b.warmup_probes.iter_mut().for_each(|p| mark(&mut p.subject));
     b.capacity.iter_mut().flat_map(|c| c.searches.iter_mut()).for_each(|s| mark(&mut s.subject));
     b.summaries.iter_mut().for_each(|s| mark(&mut s.subject));
     b.memory_summaries.iter_mut().for_each(|s| mark(&mut s.subject));
@@ -177,6 +178,7 @@ pub fn document(b: &Benchmark) -> Document {
     setup::preflight_section(&mut doc, b);
     setup::subjects_section(&mut doc, b);
     setup::commands(&mut doc, b);
+    sections::warmup::warmup(&mut doc, b);
     if !cells.is_empty() {
         figures::throughput(&mut doc, b, &cells, &subjects);
         doc.chart("throughput.svg".into(), "throughput".into(), charts::throughput_chart(b, &cells, &subjects), true);

@@ -62,6 +62,10 @@ pub struct Benchmark {
     /// run, and in older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<CapacityRecord>,
+    /// The warm-up probe: each subject's per-second throughput over one long run on a fresh process, apart from
+    /// every measured figure (`crate::warmup`). Empty when it did not run, and in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warmup_probes: Vec<WarmupProbe>,
 }
 
 /// The server host of a two-host run, and the path between it and the loader, which ran on the machine that
@@ -178,6 +182,10 @@ pub struct Settings {
     pub memory_duration_s: u64,
     /// Idle settle time between readiness and the idle memory sample.
     pub memory_settle_ms: u64,
+    /// `--warmup-probe`: seconds of the warm-up probe, one subject at a time, 0 when it did not run (and in files
+    /// written before it existed).
+    #[serde(default)]
+    pub warmup_probe_s: u64,
     pub allow_unverified: bool,
     /// `--baseline`: the subject ratios are taken against; absent, the first built-in subject that implements the API.
     #[serde(default, skip_serializing_if = "Option::is_none")]

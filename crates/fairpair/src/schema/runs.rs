@@ -107,6 +107,28 @@ pub struct Memory {
     pub processes: u32,
 }
 
+/// One subject's warm-up probe: a fresh process loaded by back-to-back one-second runs of the closed-loop tool, and
+/// what its per-second throughput says (`crate::warmup`). No throughput, latency or CPU figure counts it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WarmupProbe {
+    pub subject: String,
+    pub scenario: String,
+    pub connections: u32,
+    /// The command of one second's run (every second's is the same).
+    pub command: String,
+    /// Requests per second of each one-second run, in order.
+    pub per_second_rps: Vec<f64>,
+    /// The median of the last third of `per_second_rps`.
+    pub steady_rps: f64,
+    /// Seconds of load until the throughput first stays within 5 % of `steady_rps` for the rest of the probe; `None`
+    /// when it was not steady within the probe.
+    pub seconds_to_steady: Option<u64>,
+    /// Whether the machine was idle when the probe began, and the share of it other processes used during the probe
+    /// (a busy machine's noise can keep a series from settling).
+    pub machine_idle: bool,
+    pub other_cpu_percent: f64,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MemoryRun {
     pub subject: String,

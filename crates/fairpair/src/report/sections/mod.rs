@@ -8,3 +8,4 @@ pub mod published;
 pub mod setup;
 pub mod summary;
 pub mod verdicts;
+pub mod warmup;

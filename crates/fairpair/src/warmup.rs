@@ -1,0 +1,243 @@
+//! The warm-up probe's analysis: from a subject's per-second throughput over one long run on a fresh process, its
+//! steady throughput and the time it took to reach it, and whether the measured runs' warm-up covers that time.
+//! Pure functions of the series; `execute` runs the probe (`measure::Runner::series`), the report says what they
+//! found.
+//!
+//! A JIT (the JVM's C1 then C2, V8's Sparkplug then TurboFan) compiles the hot paths while the first requests are
+//! served, so a fresh process answers slower for a while; a compiled server is at its speed from the first second.
+//! The measured runs throw away `warmup_s` seconds of load on each fresh process: a subject whose time to steady is
+//! longer has part of its warm-up inside its measured figures.
+
+use crate::measure::Series;
+use crate::schema::WarmupProbe;
+use crate::stats::median_of_sorted;
+
+/// A second is steady when its throughput is within this share of the steady throughput.
+pub const STEADY_TOLERANCE: f64 = 0.05;
+
+/// The steady throughput of a series: the median of its last third (at least its last second); `None` for an empty
+/// series. The median, not the mean, so that one slow second of a busy machine does not move it.
+pub fn steady_rps(series: &[f64]) -> Option<f64> {
+    let tail = &series[series.len() - last_third(series.len())..];
+    let mut sorted = tail.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    (!sorted.is_empty()).then(|| median_of_sorted(&sorted))
+}
+
+/// How many seconds make the last third of a series of `n`: the stretch the steady throughput is read from.
+fn last_third(n: usize) -> usize {
+    n.div_ceil(3)
+}
+
+/// Seconds until the throughput first stays within [`STEADY_TOLERANCE`] of `steady` for the rest of the series: 0
+/// when it is steady from its first second. `None` ("not steady within the probe") when the steady stretch does not
+/// reach back over the whole last third: the steady figure itself would then be read from seconds that are not
+/// steady, and a stretch of the last few seconds is too short to say the subject settled.
+pub fn seconds_to_steady(series: &[f64], steady: f64) -> Option<u64> {
+    let within = |rps: f64| steady > 0.0 && ((rps - steady) / steady).abs() <= STEADY_TOLERANCE;
+    let start = series.iter().rposition(|&rps| !within(rps)).map_or(0, |last_out| last_out + 1);
+    (start <= series.len() - last_third(series.len()) && !series.is_empty()).then_some(start as u64)
+}
+
+/// Whether the measured runs' warm-up covered a subject's time to steady.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coverage {
+    /// Steady within `warmup_s`: the measured figures are of the steady subject.
+    Covered,
+    /// Steady after `warmup_s`: its first measured seconds were still warming up.
+    Short,
+    /// Not steady within the probe: at least as long as the probe, which may be longer than the warm-up.
+    Unknown,
+}
+
+/// Which way a warm-up left in the measured figures moves them: a subject that starts slower than it ends
+/// (a JIT) is measured slower than it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bias {
+    Low,
+    High,
+}
+
+impl WarmupProbe {
+    /// Whether `warmup_s` seconds of discarded load cover this subject's time to steady.
+    pub fn coverage(&self, warmup_s: u64) -> Coverage {
+        match self.seconds_to_steady {
+            Some(s) if s <= warmup_s => Coverage::Covered,
+            Some(_) => Coverage::Short,
+            None => Coverage::Unknown,
+        }
+    }
+
+    /// The direction of the bias a warm-up left in the measured figures gives them: the first second against the
+    /// steady rate.
+    pub fn bias(&self) -> Bias {
+        match self.first_rps() <= self.steady_rps {
+            true => Bias::Low,
+            false => Bias::High,
+        }
+    }
+
+    /// The throughput of the probe's first second (0 when it has none).
+    pub fn first_rps(&self) -> f64 {
+        self.per_second_rps.first().copied().unwrap_or(0.0)
+    }
+
+    /// One sentence on whether the warm-up of the measured runs covers this subject's time to steady, and where it
+    /// does not, what that does to its figures.
+    pub fn sentence(&self, warmup_s: u64) -> String {
+        let bias = match self.bias() {
+            Bias::Low => "lower throughput (and higher latency) than its steady state",
+            Bias::High => "higher throughput than its steady state",
+        };
+        let (name, probe) = (&self.subject, self.per_second_rps.len());
+        let finding = match (self.coverage(warmup_s), self.seconds_to_steady) {
+            (Coverage::Covered, Some(s)) => format!(
+                "{name} is steady after {s} s, within the {warmup_s} s warm-up of the measured runs: the warm-up \
+                 covers it."
+            ),
+            (Coverage::Short, Some(s)) => format!(
+                "{name} is steady only after {s} s, longer than the {warmup_s} s warm-up of the measured runs: its \
+                 measured figures include part of its warm-up, which biases them towards {bias}."
+            ),
+            _ => format!(
+                "{name} was not steady within the {probe} s probe, so the {warmup_s} s warm-up of the measured runs \
+                 does not cover it: its measured figures include part of its warm-up, which biases them towards \
+                 {bias}."
+            ),
+        };
+        match self.busy() {
+            true => format!(
+                "{finding} Other processes used {:.0} % of the machine during its probe: part of what the series \
+                 shows may be their noise rather than a warm-up.",
+                self.other_cpu_percent
+            ),
+            false => finding,
+        }
+    }
+
+    /// Whether the machine was busy during the probe: not idle when it began, or other processes used more than
+    /// [`BUSY_PROBE_PERCENT`] of it.
+    pub fn busy(&self) -> bool {
+        !self.machine_idle || self.other_cpu_percent > BUSY_PROBE_PERCENT
+    }
+}
+
+/// Above this share of the machine used by other processes, a probe's series is said to be possibly their noise
+/// (the idle threshold's default).
+pub const BUSY_PROBE_PERCENT: f64 = 10.0;
+
+/// The warm-up that would cover every probed subject's time to steady: the longest, when it is longer than
+/// `warmup_s` (`None` when the warm-up covers them all, or none was steady within its probe).
+pub fn warmup_needed(probes: &[WarmupProbe], warmup_s: u64) -> Option<u64> {
+    probes.iter().filter_map(|p| p.seconds_to_steady).max().filter(|&s| s > warmup_s)
+}
+
+/// A probe's record from its per-second series (`measure::Runner::series`).
+pub fn probe_record(subject: &str, scenario: &str, connections: u32, series: Series) -> WarmupProbe {
+    let steady = steady_rps(&series.per_second_rps).unwrap_or(0.0);
+    WarmupProbe {
+        subject: subject.to_string(),
+        scenario: scenario.to_string(),
+        connections,
+        command: series.command,
+        seconds_to_steady: seconds_to_steady(&series.per_second_rps, steady),
+        steady_rps: steady,
+        per_second_rps: series.per_second_rps,
+        machine_idle: series.machine_idle,
+        other_cpu_percent: series.other_cpu_percent,
+    }
+}
+
+/// A probe's series as a test makes it up: on an idle machine.
+#[cfg(test)]
+pub(crate) fn idle_series(per_second_rps: Vec<f64>) -> Series {
+    Series { command: "wrk -c 50 -d 1s …".into(), per_second_rps, machine_idle: true, other_cpu_percent: 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(series: Vec<f64>) -> WarmupProbe {
+        probe_record("java", "get", 50, idle_series(series))
+    }
+
+    /// A JVM-like ramp: a slow first second, compiled code after a few, steady from the 9th second.
+    fn jvm_ramp() -> Vec<f64> {
+        let ramp = [2000.0, 4500.0, 6800.0, 8200.0, 9000.0, 9300.0, 9600.0, 9700.0];
+        ramp.into_iter().chain([9900.0, 10_050.0, 9980.0, 10_010.0, 9950.0, 10_100.0].repeat(4)).collect()
+    }
+
+    #[test]
+    fn a_jvm_like_ramp_is_steady_once_it_stays_within_five_percent() {
+        let s = jvm_ramp();
+        let steady = steady_rps(&s).unwrap();
+        assert!((steady - 10_000.0).abs() < 50.0, "{steady}");
+        // 9600 and 9700 are within 5 % of 10 000 too, 9300 is not: steady from the 7th second (after 6 s).
+        assert_eq!(seconds_to_steady(&s, steady), Some(6));
+        let p = probe(s);
+        assert_eq!((p.coverage(5), p.coverage(6), p.bias()), (Coverage::Short, Coverage::Covered, Bias::Low));
+        assert_eq!(p.first_rps(), 2000.0);
+    }
+
+    #[test]
+    fn a_flat_series_is_steady_from_its_first_second() {
+        let s = vec![50_000.0; 30];
+        assert_eq!(steady_rps(&s), Some(50_000.0));
+        assert_eq!(seconds_to_steady(&s, 50_000.0), Some(0));
+        assert_eq!(probe(s).coverage(0), Coverage::Covered);
+    }
+
+    #[test]
+    fn noise_within_the_tolerance_is_steady_and_an_outlier_late_in_the_probe_moves_the_time() {
+        let noisy: Vec<f64> = (0..30).map(|i| 20_000.0 * (1.0 + 0.03 * if i % 2 == 0 { 1.0 } else { -1.0 })).collect();
+        let steady = steady_rps(&noisy).unwrap();
+        assert_eq!(seconds_to_steady(&noisy, steady), Some(0));
+        // One second of a busy machine at second 15: the time to steady is after it, as the definition says.
+        let mut dipped = noisy.clone();
+        dipped[15] = 12_000.0;
+        assert_eq!(seconds_to_steady(&dipped, steady_rps(&dipped).unwrap()), Some(16));
+        // In the last third it leaves too short a steady stretch: not steady.
+        dipped[25] = 12_000.0;
+        assert_eq!(seconds_to_steady(&dipped, steady_rps(&dipped).unwrap()), None);
+    }
+
+    #[test]
+    fn a_series_that_never_settles_is_not_steady_within_the_probe() {
+        // Still climbing 3 % a second at the end of a 30 s probe.
+        let s: Vec<f64> = (0..30).map(|i| 1000.0 * 1.03f64.powi(i)).collect();
+        assert_eq!(seconds_to_steady(&s, steady_rps(&s).unwrap()), None);
+        let p = probe(s);
+        assert_eq!((p.coverage(600), p.bias()), (Coverage::Unknown, Bias::Low));
+        assert!(p.sentence(5).contains("was not steady within the 30 s probe"), "{}", p.sentence(5));
+        assert_eq!(steady_rps(&[]), None);
+        assert_eq!(seconds_to_steady(&[], 0.0), None);
+    }
+
+    #[test]
+    fn the_sentence_says_whether_the_warm_up_covers_it_and_which_way_it_biases_the_figures() {
+        let p = probe(jvm_ramp());
+        assert_eq!(
+            p.sentence(5),
+            "java is steady only after 6 s, longer than the 5 s warm-up of the measured runs: its measured figures \
+             include part of its warm-up, which biases them towards lower throughput (and higher latency) than its \
+             steady state."
+        );
+        assert_eq!(
+            p.sentence(10),
+            "java is steady after 6 s, within the 10 s warm-up of the measured runs: the warm-up covers it."
+        );
+        // A server that starts fast and slows (a cache filling, a collector starting) is measured high.
+        let slowing = probe([vec![30_000.0, 26_000.0], vec![20_000.0; 10]].concat());
+        assert_eq!(slowing.bias(), Bias::High);
+        assert!(slowing.sentence(1).ends_with("towards higher throughput than its steady state."));
+        assert_eq!(warmup_needed(&[p.clone(), slowing], 5), Some(6));
+        assert_eq!(warmup_needed(std::slice::from_ref(&p), 6), None);
+        // On a busy machine the sentence says the series may be its noise.
+        let busy = WarmupProbe { machine_idle: false, other_cpu_percent: 82.4, ..p };
+        assert!(busy.sentence(10).ends_with(
+            "the warm-up covers it. Other processes used 82 % of the machine during its probe: part of what the series \
+             shows may be their noise rather than a warm-up."
+        ));
+    }
+}
