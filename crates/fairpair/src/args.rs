@@ -87,9 +87,9 @@ pub struct RunArgs {
     /// Seconds of the GET load between the idle and the after-load memory samples [default: 10; --quick: 2].
     #[arg(long, value_parser = whole::<u64>)]
     pub memory_duration: Option<u64>,
-    /// Connections of the memory phase's load.
-    #[arg(long, value_parser = whole::<u32>, default_value_t = 300)]
-    pub memory_connections: u32,
+    /// Connections of the memory phase's load [default: 300, or the preset's study's].
+    #[arg(long, value_parser = whole::<u32>)]
+    pub memory_connections: Option<u32>,
     /// --max-users of the servers in POST runs, instead of sizing it in preflight from a measured POST rate
     /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
     #[arg(long, value_parser = whole::<u64>)]
