@@ -6,5 +6,6 @@ pub mod figures;
 pub mod notes;
 pub mod published;
 pub mod setup;
+pub mod shape;
 pub mod summary;
 pub mod verdicts;
