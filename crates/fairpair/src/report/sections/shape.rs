@@ -24,7 +24,8 @@ pub(crate) enum Verdict {
 /// Why a finding cannot be told from this run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Unclear {
-    /// A subject of the finding has no figure in this run (not run, or the figure was not recorded).
+    /// A subject of the finding has no figure in this run: not run, its runs all left out, or the figure not
+    /// recorded.
     NotMeasured(String),
     /// A single run of either subject: there is no spread to tell an order from noise.
     OneRun,
@@ -47,7 +48,7 @@ impl fmt::Display for Verdict {
 impl fmt::Display for Unclear {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Unclear::NotMeasured(subject) => write!(f, "{subject} not measured"),
+            Unclear::NotMeasured(subject) => write!(f, "no figure for {subject}"),
             Unclear::OneRun => f.write_str("one run each, so no spread"),
             Unclear::Overlap => f.write_str("the min–max ranges overlap"),
             Unclear::LoaderLimited(subject) => write!(f, "{subject} is loader-limited"),
@@ -79,7 +80,7 @@ pub(crate) fn shape(doc: &mut Document, b: &Benchmark, preset: Preset) {
     doc.paragraph(
         "**Did the study's shape hold?** Each finding of the study as an order of two servers on one figure, against \
          this run's medians. *Held*: the same order, the two min–max ranges apart; *did not hold*: the other order, \
-         the ranges apart; *cannot tell*: the ranges overlap, or there is a single run or no figure.",
+         the ranges apart; *cannot tell*: the ranges overlap, a single run, a loader-limited cell or no figure.",
     );
     let mut t = Table::new(&[("finding", Left), ("the study", Left), ("this run (medians)", Left), ("verdict", Left)]);
     for f in preset.findings() {
@@ -94,7 +95,7 @@ pub(crate) fn row(b: &Benchmark, f: &Finding) -> (String, String, Verdict) {
     let (above, below, median_for_mean, limited) = figures(b, f);
     let shown = |subject: BuiltinSubject, s: &Option<Stat>| match s {
         Some(s) => format!("{} {}", subject.name(), value(f.figure, s.median)),
-        None => format!("{} not measured", subject.name()),
+        None => format!("{}: none", subject.name()),
     };
     let mut here = format!("{}, {}", shown(f.above, &above), shown(f.below, &below));
     if median_for_mean {
@@ -283,6 +284,6 @@ mod tests {
         let md = crate::report::markdown(&crate::report::document(&b));
         assert!(md.contains("**Extra subjects, not in the study**: go, rust."), "{md}");
         assert!(md.contains("No Spring Boot: the java subject did not run."), "{md}");
-        assert!(md.contains("| cannot tell: java not measured |"), "{md}");
+        assert!(md.contains("| node 17,127/s, java: none | cannot tell: no figure for java |"), "{md}");
     }
 }
