@@ -88,13 +88,13 @@ pub struct RunArgs {
     #[arg(long, value_parser = whole::<u64>)]
     pub memory_duration: Option<u64>,
     /// Seconds of the warm-up probe: one fresh process per subject, loaded by back-to-back one-second runs, to see
-    /// how long each takes to reach a steady throughput (never counted in any figure) [default: 30; --quick: 0];
-    /// 0 disables the phase.
+    /// how long each takes to reach a steady throughput (never counted in any figure) [default: 30 when a JVM
+    /// subject is planned, else 0; --quick: 0]; 0 disables the phase.
     #[arg(long, value_parser = whole::<u64>, value_name = "SECONDS")]
     pub warmup_probe: Option<u64>,
-    /// Connections of the memory phase's load.
-    #[arg(long, value_parser = whole::<u32>, default_value_t = 300)]
-    pub memory_connections: u32,
+    /// Connections of the memory phase's load [default: 300, or the preset's study's].
+    #[arg(long, value_parser = whole::<u32>)]
+    pub memory_connections: Option<u32>,
     /// --max-users of the servers in POST runs, instead of sizing it in preflight from a measured POST rate
     /// (10000 to 16777216; to repeat an earlier run, or to see what a full store does).
     #[arg(long, value_parser = whole::<u64>)]

@@ -329,6 +329,7 @@ mod tests {
                 p99_ms: one(p50 * 1.5),
                 p99_9_ms: None,
                 max_ms: one(p50 * 2.0),
+                mean_ms: None,
                 server_cpu_us_per_request: cpu_us.map(one),
                 loader_cpu_percent: one(loader),
                 loader_bound_runs: 0,

@@ -21,6 +21,8 @@ pub struct StudyMethod {
     /// run of that method.
     pub duration_s: u64,
     pub memory_repeats: u32,
+    /// The connections of the load before the after-load memory sample: those of the study's figure.
+    pub memory_connections: u32,
     /// The study's load tool shared the machine with the servers (unless CPUs are given on the command line).
     pub unpinned: bool,
 }
@@ -46,6 +48,31 @@ pub enum Metric {
     RssIdleMb,
 }
 
+/// One finding of a study, put as the order of two subjects on one figure: `above`'s was higher than `below`'s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Finding {
+    pub figure: Figure,
+    pub above: BuiltinSubject,
+    pub below: BuiltinSubject,
+    pub scenario: BuiltinScenario,
+    /// The cell's connection count; memory is measured apart from the cells, so its finding has none.
+    pub connections: Option<u32>,
+    /// The study's figures behind the finding, as it gave them.
+    pub study: &'static str,
+}
+
+/// The figure a finding orders two subjects by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    RequestsPerSec,
+    /// The server's CPU time per request: a share of a core compares nothing when servers are pinned alike.
+    CpuPerRequest,
+    /// Resident memory right after the load.
+    RssAfterLoad,
+    MeanLatency,
+    MaxLatency,
+}
+
 impl Preset {
     /// The study's method; `None` for fairpair's own, whose settings are the defaults.
     pub fn method(self) -> Option<StudyMethod> {
@@ -56,6 +83,7 @@ impl Preset {
             connections,
             duration_s,
             memory_repeats: 3,
+            memory_connections: 300,
             unpinned,
         };
         Some(match self {
@@ -64,7 +92,11 @@ impl Preset {
             // The study ran 300 s per run on 8 cores; 60 s keeps three repeats of four subjects near an hour.
             Preset::Wrk => method(Tool::Wrk, &[Go, Node, GoMulti, NodeCluster], &[Hello], &[1000], 60, false),
             Preset::AbHello => method(Tool::Ab, &[Go, Node], &[Hello], &[1, 100], 15, false),
-            Preset::Bombardier => method(Tool::Bombardier, &[Node, Go, Rust], &[Hello], &[50, 100, 200], 15, false),
+            // Its CPU and memory figures were taken at 200 connections.
+            Preset::Bombardier => StudyMethod {
+                memory_connections: 200,
+                ..method(Tool::Bombardier, &[Node, Java], &[Hello], &[50, 100, 200], 15, false)
+            },
         })
     }
 
@@ -86,6 +118,15 @@ impl Preset {
             Preset::Article => ARTICLE,
             Preset::Wrk => WRK,
             Preset::AbHello => AB_HELLO,
+        }
+    }
+
+    /// What the study found, as the order of two subjects on one figure, for the report to check against this run's
+    /// (its "Did the study's shape hold?" table). Empty for a study that published figures only.
+    pub fn findings(self) -> &'static [Finding] {
+        match self {
+            Preset::Bombardier => BOMBARDIER,
+            Preset::Fairpair | Preset::Article | Preset::Wrk | Preset::AbHello => &[],
         }
     }
 
@@ -120,14 +161,17 @@ impl Preset {
             }
             Preset::Bombardier => {
                 out.push("Runs were timed, where the study sent 5 million requests.");
-                // The preset's own subjects stay node, go and rust until the Java server is built everywhere the
-                // preset runs; `--subjects node,java` names Spring Boot meanwhile, and the departure says which ran.
+                // `--subjects` may leave java out (no JDK, say); the study is then only half reproduced.
                 if has(Java) || has(JavaMulti) {
                     out.push("Spring Boot ran as one JVM told the CPUs it had (`-XX:ActiveProcessorCount`), untuned.");
                 } else {
-                    out.push("No Spring Boot: node, go and rust instead.");
+                    out.push("No Spring Boot: the java subject did not run.");
                 }
-                out.push("No published figure is quoted: the study gave none per connection count.");
+                out.push(
+                    "CPU is compared per request, where the study gave each server's share of a core: here every \
+                     server is pinned to the same CPUs.",
+                );
+                out.push("The study gave no requests/s per connection count, only which server led: that is checked.");
             }
         }
         if quick {
@@ -168,20 +212,55 @@ const AB_HELLO: &[Published] = &[
     p(Node, Hello, 100, Metric::RequestsPerSec, 5_634.68),
 ];
 
+// The study gave its figures as a chart and prose: which server led at each connection count, and the CPU, memory
+// and latency at 200 connections.
+const BOMBARDIER: &[Finding] = &[
+    f(Figure::RequestsPerSec, Node, Java, Some(50), "Node ahead (no figure per connection count)"),
+    f(Figure::RequestsPerSec, Node, Java, Some(100), "Node ahead (no figure per connection count)"),
+    f(Figure::RequestsPerSec, Node, Java, Some(200), "Node ahead (no figure per connection count)"),
+    f(Figure::CpuPerRequest, Java, Node, Some(200), "Spring ~190 % of a core, Node 95 %: about 2×"),
+    f(Figure::RssAfterLoad, Java, Node, None, "Spring 470 MB, Node 82 MB at 200 connections: about 5.7×"),
+    f(Figure::MeanLatency, Node, Java, Some(200), "Spring 0.6 ms, Node 2.5 ms: Spring lower"),
+    f(Figure::MaxLatency, Java, Node, Some(200), "Spring's reached seconds, Node's 123 ms"),
+];
+
+const fn f(
+    figure: Figure,
+    above: BuiltinSubject,
+    below: BuiltinSubject,
+    connections: Option<u32>,
+    study: &'static str,
+) -> Finding {
+    Finding { figure, above, below, scenario: Hello, connections, study }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The bombardier preset measures node, go and rust; a run of it that names java says Spring Boot ran instead
-    /// of saying it did not.
+    /// The bombardier preset measures the study's two servers, node and java; a run of it without java says Spring
+    /// Boot did not run instead of saying how it ran.
     #[test]
     fn the_bombardier_preset_says_whether_spring_boot_ran() {
+        assert_eq!(Preset::Bombardier.method().unwrap().subjects, [Node, Java]);
         let said = |measured: &[BuiltinSubject]| Preset::Bombardier.departures(false, measured).join(" ");
-        assert!(said(&[Node, Go, Rust]).contains("No Spring Boot"));
         let with_java = said(&[Node, Java]);
         assert!(
             !with_java.contains("No Spring Boot") && with_java.contains("Spring Boot ran as one JVM"),
             "{with_java}"
         );
+        let without = said(&[Node, Go]);
+        assert!(without.contains("No Spring Boot") && !without.contains("Spring Boot ran as"), "{without}");
+    }
+
+    /// Every finding orders the study's own two subjects, on a connection count the preset runs.
+    #[test]
+    fn the_bombardier_findings_are_about_what_the_preset_measures() {
+        let m = Preset::Bombardier.method().unwrap();
+        for f in Preset::Bombardier.findings() {
+            assert!(m.subjects.contains(&f.above) && m.subjects.contains(&f.below) && f.above != f.below, "{f:?}");
+            assert!(f.connections.is_none_or(|c| m.connections.contains(&c)) && m.scenarios.contains(&f.scenario));
+        }
+        assert!(Preset::Article.findings().is_empty());
     }
 }

@@ -149,6 +149,7 @@ fn summarise_cell(cell: &[&LoadRun]) -> Summary {
         p99_ms: stat(&|r| r.latency.p99_ms),
         p99_9_ms: Stat::of(&group.iter().filter_map(|r| r.latency.p99_9_ms).collect::<Vec<_>>()),
         max_ms: stat(&|r| r.latency.max_ms),
+        mean_ms: Stat::of(&group.iter().filter_map(|r| r.latency.mean_ms).collect::<Vec<_>>()),
         server_cpu_us_per_request: Stat::of(
             &group.iter().filter_map(|r| r.server_cpu_us_per_request).collect::<Vec<_>>(),
         ),

@@ -76,14 +76,16 @@ fn committed_benchmarks() -> Vec<PathBuf> {
 /// What the report of `b` must show, counted from the benchmark, not from the report: the environment and
 /// subjects tables always; the loader-capacity table when preflight measured it; throughput, latency and CPU tables
 /// when a cell was measured; open-loop and memory tables when those phases ran; a table of a study's published
-/// figures for a preset that has some. Charts: throughput, then per cell the latency bars and the percentile
-/// spectrum, then memory.
+/// figures for a preset that has some, and one of whether the study's findings held for a preset that has those.
+/// Charts: throughput, then per cell the latency bars and the percentile spectrum, then memory.
 fn expected(b: &Benchmark) -> Counts {
     let mut cells: Vec<(&str, u32)> = b.summaries.iter().map(|s| (s.scenario.as_str(), s.connections)).collect();
     cells.sort();
     cells.dedup();
     let measured = !cells.is_empty();
-    let published = b.settings.preset_used().is_some_and(|p| p.study().is_some() && !p.published().is_empty());
+    let preset = b.settings.preset_used().filter(|p| p.study().is_some());
+    let published = preset.is_some_and(|p| !p.published().is_empty());
+    let findings = preset.is_some_and(|p| !p.findings().is_empty());
     // The summary: a table of the cells when a subject was measured beside the baseline, and one of memory and
     // start-up when both were measured in the memory phase.
     let base = report::baseline(b);
@@ -104,6 +106,7 @@ fn expected(b: &Benchmark) -> Counts {
         + usize::from(!b.open_loop.is_empty())
         + usize::from(!b.memory_summaries.is_empty())
         + usize::from(published)
+        + usize::from(findings)
         // A two-host run describes its server host in a table of its own, and the network path in another.
         + 2 * usize::from(b.two_hosts.is_some())
         // The capacity search: its capacities and its steps.

@@ -33,6 +33,7 @@ impl Simulated {
                 p99_ms: at(0.99),
                 p99_9_ms: Some(at(0.999)),
                 max_ms: at(1.0),
+                mean_ms: None,
             },
             ..StepResult::default()
         })

@@ -104,6 +104,10 @@ const FULL: Defaults = Defaults {
     warmup_probe_s: 30,
 };
 
+/// The connections of the memory phase's load when neither the command line nor a preset gives them: the article's
+/// after-load figure was taken after a 300-connection run.
+const MEMORY_CONNECTIONS: u32 = 300;
+
 /// `--quick`: a smoke test of the whole pipeline in under two minutes.
 const QUICK: Defaults = Defaults {
     duration_s: 2,
@@ -311,6 +315,7 @@ fn with_preset(args: &RunArgs) -> (RunArgs, Option<StudyMethod>) {
     if let Some(m) = method {
         args.tool.get_or_insert(m.tool);
         args.connections.get_or_insert_with(|| m.connections.to_vec());
+        args.memory_connections.get_or_insert(m.memory_connections);
         if !args.quick {
             args.duration.get_or_insert(m.duration_s);
             args.memory_repeats.get_or_insert(m.memory_repeats);
@@ -350,7 +355,7 @@ fn settings(
         open_loop_fractions,
         open_loop_duration_s: args.open_loop_duration.unwrap_or(d.open_loop_duration_s).max(1),
         memory_repeats: args.memory_repeats.unwrap_or(d.memory_repeats),
-        memory_connections: args.memory_connections,
+        memory_connections: args.memory_connections.unwrap_or(MEMORY_CONNECTIONS),
         memory_duration_s: args.memory_duration.unwrap_or(d.memory_duration_s).max(1),
         memory_settle_ms: d.memory_settle_ms,
         warmup_probe_s: args.warmup_probe.unwrap_or(d.warmup_probe_s),
@@ -367,7 +372,7 @@ fn check_values(args: &RunArgs) -> Result<()> {
     if args.duration == Some(0) || args.repeats == Some(0) {
         return Err(usage("--duration and --repeats must be at least 1"));
     }
-    if args.memory_connections == 0 || args.start_timeout == Some(0) {
+    if args.memory_connections == Some(0) || args.start_timeout == Some(0) {
         return Err(usage("--memory-connections and --start-timeout must be at least 1"));
     }
     if !(args.idle_threshold > 0.0 && args.idle_threshold <= 100.0) {
@@ -553,6 +558,25 @@ pub(crate) mod tests {
         let p = plan(&["--preset", "wrk"]).unwrap();
         let scenarios: Vec<_> = p.scenarios.iter().map(|s| s.builtin).collect();
         assert_eq!(scenarios, [Some(BuiltinScenario::Hello)]);
+        let p = plan(&["--preset", "bombardier"]).unwrap();
+        let names: Vec<&str> = p.subjects.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["node", "java"], "the study's two servers");
+        assert_eq!(p.settings.memory_connections, 200, "its memory figures were at 200 connections");
+        assert_eq!(plan(&["--preset", "article"]).unwrap().settings.memory_connections, 300);
+    }
+
+    #[test]
+    fn the_bombardier_preset_without_java_is_refused_in_one_line() {
+        let mut f = facts(&[0, 1]);
+        f.programs.java_found = false;
+        let e = Plan::new(&args(&["--preset", "bombardier"]), &f).unwrap_err().to_string();
+        assert!(e.starts_with("java not found: java (install a JDK 17") && !e.contains('\n'), "{e}");
+        let mut f = facts(&[0, 1]);
+        f.programs.missing = vec![program_of(crate::builtins::ServerId::Java)];
+        let e = Plan::new(&args(&["--preset", "bombardier"]), &f).unwrap_err().to_string();
+        assert!(e.contains("not found at users-server-java.jar (") && !e.contains('\n'), "{e}");
+        // Without java on the command line, the study's other half still runs.
+        assert!(Plan::new(&args(&["--preset", "bombardier", "--subjects", "node"]), &f).is_ok());
     }
 
     #[test]

@@ -15,6 +15,10 @@ pub struct Latency {
     /// `None` when the tool does not report it (ab's percentiles go in steps of 1 %, bombardier's stop at 99).
     pub p99_9_ms: Option<f64>,
     pub max_ms: f64,
+    /// The mean, where the tool prints one that fairpair reads: bombardier only, whose study quoted its mean.
+    /// `None` for the other tools, and in files written before the field existed.
+    #[serde(default)]
+    pub mean_ms: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

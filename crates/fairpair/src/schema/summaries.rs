@@ -17,6 +17,9 @@ pub struct Summary {
     /// `None` when the load tool does not report p99.9 (see [`Latency`]).
     pub p99_9_ms: Option<Stat>,
     pub max_ms: Stat,
+    /// The runs' mean latencies, where the tool gave one (see [`Latency`]'s `mean_ms`): bombardier only.
+    #[serde(default)]
+    pub mean_ms: Option<Stat>,
     pub server_cpu_us_per_request: Option<Stat>,
     pub loader_cpu_percent: Stat,
     pub loader_bound_runs: u32,

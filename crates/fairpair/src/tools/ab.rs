@@ -79,7 +79,14 @@ impl LoadTool for Ab {
             requests,
             duration_s,
             requests_per_sec: if duration_s > 0.0 { requests as f64 / duration_s } else { 0.0 },
-            latency: Latency { p50_ms: at(50)?, p90_ms: at(90)?, p99_ms: at(99)?, p99_9_ms: None, max_ms: at(100)? },
+            latency: Latency {
+                p50_ms: at(50)?,
+                p90_ms: at(90)?,
+                p99_ms: at(99)?,
+                p99_9_ms: None,
+                max_ms: at(100)?,
+                mean_ms: None,
+            },
             errors: failures(stdout)?,
             // Present only when there were any.
             non_2xx: field("Non-2xx responses:").map_or(Ok(0.0), |_| number("Non-2xx responses:"))? as u64,

@@ -40,7 +40,14 @@ impl LoadTool for Autocannon {
             requests: total,
             duration_s,
             requests_per_sec: if duration_s > 0.0 { total as f64 / duration_s } else { 0.0 },
-            latency: Latency { p50_ms: l.p50, p90_ms: l.p90, p99_ms: l.p99, p99_9_ms: Some(l.p99_9), max_ms: l.max },
+            latency: Latency {
+                p50_ms: l.p50,
+                p90_ms: l.p90,
+                p99_ms: l.p99,
+                p99_9_ms: Some(l.p99_9),
+                max_ms: l.max,
+                ..Latency::default()
+            },
             errors: out.errors + out.timeouts.unwrap_or(0),
             non_2xx: out.non2xx,
         })

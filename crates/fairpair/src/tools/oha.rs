@@ -59,6 +59,7 @@ impl LoadTool for Oha {
                 p99_ms: ms(p.p99),
                 p99_9_ms: Some(ms(p.p99_9)),
                 max_ms: ms(out.summary.slowest),
+                mean_ms: None,
             },
             errors,
             non_2xx,

@@ -62,6 +62,7 @@ impl LoadTool for Wrk {
                 p99_ms: ms(out.latency_us.p99),
                 p99_9_ms: Some(ms(out.latency_us.p99_9)),
                 max_ms: ms(out.latency_us.max),
+                mean_ms: None,
             },
             errors: e.connect + e.read + e.write + e.timeout,
             // wrk's `status` errors are the responses with a status of 400 or more.

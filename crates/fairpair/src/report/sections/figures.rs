@@ -217,5 +217,54 @@ pub(crate) fn memory(doc: &mut Document, b: &Benchmark) -> bool {
         ]);
     }
     doc.push(Block::Table(t));
+    if b.memory_summaries.iter().any(|m| is_java(b, &m.subject)) {
+        doc.paragraph(JVM_MEMORY);
+    }
     true
+}
+
+/// What a reader comparing a Java subject's memory must know: a JVM reserves far more than it touches, and what it
+/// touches follows its heap sizing, not the service's data.
+const JVM_MEMORY: &str = "For a Java subject, compare RSS (PSS is the same figure for a one-process subject): it \
+    is what the machine pays for, and the figure to compare across subjects; the address space the JVM reserves is \
+    larger and is not counted. A JVM's RSS follows the heap its collector has committed (G1, or Serial when told it \
+    has one CPU or on a machine under 1792 MB), which the JVM sizes from the machine's memory (up to a quarter of \
+    RAM by default), not from the live data: a fixed `-Xmx` would change it. The environment table gives the \
+    collector and the heap limit this JVM chose.";
+
+/// Whether `name` (as the report shows it, marked if unverified) is a built-in Java subject.
+fn is_java(b: &Benchmark, name: &str) -> bool {
+    use crate::builtins::ServerId;
+    use crate::kinds::BuiltinSubject;
+    let builtin = b.subjects.iter().any(|s| s.name == name && s.kind == SubjectKind::Builtin);
+    let named = |k: &BuiltinSubject| name == k.name() || name == crate::report::unverified_label(k.name());
+    builtin && BuiltinSubject::ALL.iter().any(|k| k.server().id == ServerId::Java && named(k))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::schema::{Benchmark, SubjectKind, upgrade_from_v1};
+
+    /// The golden run (ceiling, alpha, beta), read as a version 1 file.
+    fn golden() -> Benchmark {
+        let text = include_str!("../../../tests/fixtures/golden/benchmark.json");
+        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::summary::summarise)
+    }
+
+    #[test]
+    fn the_memory_section_says_which_figure_to_compare_only_when_java_ran() {
+        let mut b = golden();
+        let (md, _) = crate::report::render(&b);
+        assert!(md.contains("## Memory and start-up") && !md.contains("For a Java subject"), "{md}");
+        // alpha as the built-in java subject, measured unverified: its name is marked, the paragraph still shows.
+        let alpha = b.subjects.iter_mut().find(|s| s.name == "alpha").unwrap();
+        (alpha.name, alpha.kind) = ("java".into(), SubjectKind::Builtin);
+        assert!(alpha.verification.measured_unverified, "the golden subjects were measured unverified");
+        b.memory_summaries.iter_mut().filter(|m| m.subject == "alpha").for_each(|m| m.subject = "java".into());
+        let (md, _) = crate::report::render(&b);
+        let memory = &md[md.find("## Memory and start-up").unwrap()..];
+        let memory = &memory[..memory[3..].find("\n## ").unwrap()];
+        assert!(memory.contains("For a Java subject, compare RSS (PSS is the same figure"), "{memory}");
+        assert!(memory.contains("a fixed `-Xmx` would change it"), "{memory}");
+    }
 }

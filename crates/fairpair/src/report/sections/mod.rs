@@ -6,6 +6,7 @@ pub mod figures;
 pub mod notes;
 pub mod published;
 pub mod setup;
+pub mod shape;
 pub mod summary;
 pub mod verdicts;
 pub mod warmup;

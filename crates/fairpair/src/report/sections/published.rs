@@ -34,8 +34,19 @@ pub(crate) fn published(doc: &mut Document, b: &Benchmark) {
         doc.paragraph("Where this run departed from the study's method:");
         doc.list(departures.into_iter().map(String::from).collect());
     }
+    let extra = extra_subjects(b, preset);
+    if !extra.is_empty() {
+        doc.paragraph(format!(
+            "**Extra subjects, not in the study**: {}. They ran with the study's method; no study figure below \
+             concerns them.",
+            extra.join(", ")
+        ));
+    }
     if preset.published().is_empty() {
-        doc.paragraph("The study published no figure that fairpair measures the same way (see its method).");
+        if preset.findings().is_empty() {
+            doc.paragraph("The study published no figure that fairpair measures the same way (see its method).");
+        }
+        super::shape::shape(doc, b, preset);
         return;
     }
     let mut t = Table::new(&[
@@ -64,6 +75,15 @@ pub(crate) fn published(doc: &mut Document, b: &Benchmark) {
         t.row(vec![subject, scenario, p.connections.to_string(), what.into(), theirs, ours]);
     }
     doc.push(Block::Table(t));
+    super::shape::shape(doc, b, preset);
+}
+
+/// The subjects this run had beyond the study's own (from `--subjects` or `--subject`), as the report names them.
+fn extra_subjects(b: &Benchmark, preset: crate::presets::Preset) -> Vec<String> {
+    let study: Vec<&str> = preset.method().map_or(&[][..], |m| m.subjects).iter().map(|s| s.name()).collect();
+    // The report's copy marks an unverified subject's name; it is still the study's subject.
+    let own = |name: &str| study.iter().any(|s| name == *s || name == crate::report::unverified_label(s));
+    b.subjects.iter().map(|s| s.name.clone()).filter(|name| !own(name)).collect()
 }
 
 /// KiB as decimal megabytes, the unit `ps` and the articles print.
