@@ -204,7 +204,13 @@ public class UsersController {
             response.getOutputStream().write(body);
         }
         if (close) {
-            response.flushBuffer();
+            try {
+                response.flushBuffer();
+            } catch (IOException clientGone) {
+                // The client closed its side before the answer went out (it sent its bytes and left, as a client
+                // may): no one is left to answer, and Spring would log the failure as an error with a stack trace.
+                return;
+            }
             if (Transport.hasBody(request)) {
                 Connections.endOutput((Connections.Conn) request.getAttribute(Connections.Conn.class.getName()));
             }
