@@ -33,7 +33,7 @@ mod ratios;
 mod sections;
 
 pub use document::{Align, Block, Chart, Column, Document, Table};
-pub use ratios::{Bound, baseline, ratio_text};
+pub use ratios::{Bound, baseline, measured, ratio_text};
 
 use crate::schema::{self, Benchmark, ReadError, SCHEMA_VERSION, SubjectKind};
 use crate::usage;
