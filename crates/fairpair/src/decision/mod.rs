@@ -149,13 +149,14 @@ impl Span {
 
     /// `15–16 cores`, `16 cores (either end of the bracket)`, `at most 4 cores`, with `fmt` writing a number.
     pub fn text(self, fmt: impl Fn(f64) -> String, unit: &str) -> String {
-        match self {
+        let text = match self {
             Span::Between(low, high) if fmt(low) == fmt(high) => {
                 format!("{} {unit} (either end of the bracket)", fmt(low))
             }
             Span::Between(low, high) => format!("{}–{} {unit}", fmt(low), fmt(high)),
             Span::AtMost(high) => format!("at most {} {unit}", fmt(high)),
-        }
+        };
+        text.trim_end().to_string()
     }
 }
 
