@@ -44,6 +44,9 @@ pub enum Cluster {
 pub struct Facts {
     pub compared: Vec<Compared>,
     pub cluster: Cluster,
+    /// Why no scenario could be compared, in the section's words (no capacity search, a busy machine…), when
+    /// none could.
+    pub why_none: Option<String>,
 }
 
 /// What the figures support.
@@ -78,7 +81,8 @@ fn worth(c: &Compared) -> bool {
 /// of the heaviest of them (the most cores now).
 pub fn advise(f: &Facts) -> Advice {
     if f.compared.is_empty() {
-        return Advice::CannotSay("no scenario has the cores of two subjects to compare".into());
+        let why = f.why_none.as_deref().unwrap_or("no scenario has the cores of two subjects to compare");
+        return Advice::CannotSay(why.into());
     }
     let worth: Vec<&Compared> = f.compared.iter().filter(|c| worth(c)).collect();
     if worth.is_empty() {
@@ -137,7 +141,10 @@ pub fn facts(b: &Benchmark, rows: &[Row], inputs: &Inputs) -> Facts {
         _ if b.settings.server_cpus.len() < 2 => Cluster::NeedsMoreCpus,
         _ => Cluster::NotMeasured,
     };
-    Facts { compared, cluster }
+    // The first reason a subject's cores were not sized, said once: every row of a run without a search has it.
+    let why_none =
+        compared.is_empty().then(|| rows.iter().flat_map(|r| &r.sizings).find_map(|s| s.cores.clone().err()));
+    Facts { compared, cluster, why_none: why_none.flatten() }
 }
 
 /// `get: 15–16 cores with node against at most 4 with rust`: the figures a sentence rests on.
@@ -161,7 +168,7 @@ pub fn sentence(f: &Facts, traffic: f64) -> String {
     let bounds = "cores scale linearly with the traffic only as far as this machine's one-core capacities show, and \
                   a bound (`at most`) limits the saving to what it allows";
     match advise(f) {
-        Advice::CannotSay(why) => format!("The figures cannot support a change: {why}."),
+        Advice::CannotSay(why) => format!("The figures cannot support a change; {why}."),
         Advice::Nothing => format!(
             "The figures support no change: {} (less than {:.0} % of the cores saved, and under {NOTICEABLE_WAIT_PERCENT:.0} % \
              of a user's wait, {at}); {bounds}.",

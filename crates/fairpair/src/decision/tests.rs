@@ -74,7 +74,7 @@ fn compared(scenario: &str, current: Span, candidate: Span, wait: f64) -> Compar
 fn the_advice_follows_the_savings_and_their_bounds() {
     let big = compared("get", Span::Between(26.0, 27.0), Span::Between(14.0, 15.0), 1.0);
     let small = compared("post", Span::Between(10.0, 11.0), Span::Between(9.0, 10.0), 1.0);
-    let facts = |c: Vec<Compared>, cluster| Facts { compared: c, cluster };
+    let facts = |c: Vec<Compared>, cluster| Facts { compared: c, cluster, why_none: None };
     // 1 − 15/26 = 42 % at the least: worth it. 1 − 10/10: nothing.
     assert!((least_saving(big.current_cores, big.candidate_cores).unwrap() - 11.0 / 26.0).abs() < 1e-9);
     assert_eq!(advise(&facts(vec![big.clone()], Cluster::Measured)), Advice::Rewrite);
@@ -93,4 +93,6 @@ fn the_advice_follows_the_savings_and_their_bounds() {
     let bound = compared("get", Span::Between(26.0, 27.0), Span::AtMost(4.0), 0.5);
     assert_eq!(advise(&facts(vec![bound], Cluster::NotNode)), Advice::Rewrite);
     assert!(matches!(advise(&facts(vec![], Cluster::NotNode)), Advice::CannotSay(_)));
+    let none = Facts { compared: vec![], cluster: Cluster::NotNode, why_none: Some("no capacity search".into()) };
+    assert_eq!(advise(&none), Advice::CannotSay("no capacity search".into()));
 }

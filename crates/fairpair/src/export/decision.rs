@@ -64,3 +64,40 @@ pub fn bmf_benchmarks(b: &Benchmark, inputs: &Inputs, into: &mut Map<String, Val
         measures.as_object_mut().expect("an object, inserted above").insert(slug.into(), value);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Format, export, export_with};
+    use crate::decision::Inputs;
+    use crate::schema::Benchmark;
+
+    /// The capacity fixture, its steps taken as begun on an idle machine so that its capacities are sized.
+    fn sized() -> Benchmark {
+        let text = include_str!("../../tests/fixtures/capacity/benchmark.json");
+        let mut b = crate::schema::read(text, crate::summary::summarise).unwrap();
+        let searches = b.capacity.iter_mut().flat_map(|c| c.searches.iter_mut().chain(c.loader_limit.as_mut()));
+        searches.flat_map(|s| s.steps.iter_mut()).for_each(|st| st.result.machine_idle = true);
+        b
+    }
+
+    #[test]
+    fn the_decision_figures_are_exported_with_the_flags_they_depend_on() {
+        let b = sized();
+        let inputs = Inputs { traffic_rps: Some(20_000.0), core_price: Some(0.04), ..Default::default() };
+        let csv = export_with(&b, Format::Csv, &inputs);
+        let header = csv.lines().next().unwrap();
+        assert!(header.ends_with(",bracket_low,bracket_high,depends_on"), "{header}");
+        let words = "--traffic 20000 --replicas 1 (assumed) --io-wait 0ms (assumed) --core-price 0.04";
+        // rust post: 1,385–1,442/s a core, 14 to 15 cores for 20,000/s, a range (its high end the median).
+        let row = format!("rust,post,,decision-cores,cores,15,14,15,,range,,,,,,{words}");
+        assert!(csv.lines().any(|l| l == row), "{csv}");
+        assert!(csv.lines().any(|l| l.starts_with("node,post,,decision-cost,price/month,")), "{csv}");
+        let bmf: serde_json::Value = serde_json::from_str(&export_with(&b, Format::Bmf, &inputs)).unwrap();
+        let cores = &bmf[format!("rust/post/decision ({words})")]["decision-cores"];
+        assert_eq!((cores["lower_value"].as_f64(), cores["upper_value"].as_f64()), (Some(14.0), Some(15.0)));
+        // No flag given: the exports are what they were.
+        for format in [Format::Csv, Format::Bmf] {
+            assert_eq!(export_with(&b, format, &Inputs::default()), export(&b, format));
+        }
+    }
+}

@@ -264,6 +264,17 @@ mod tests {
     }
 
     #[test]
+    fn the_console_gets_the_decision_section_in_the_reports_words() {
+        let lines = decision_lines(&golden(), &Inputs::default());
+        assert_eq!(lines[0], "## Decision");
+        let text = lines.join("\n");
+        assert!(text.contains("None of them was given, so these are assumed"), "{text}");
+        assert!(text.contains("cannot support a change; no capacity search in this run"), "{text}");
+        let (md, _) = render(&golden());
+        assert!(md.contains(&text), "the same section as the report's");
+    }
+
+    #[test]
     fn the_go_version_is_shown_beside_node_when_recorded() {
         let mut b = golden();
         let (md, _) = render(&b);
