@@ -360,4 +360,9 @@ fn the_decision_section_sizes_brackets_as_ranges_of_cores() {
     assert!(section.contains("`--traffic 20000 --replicas 12 --io-wait 25ms --core-price 0.04 --memory-price 0.005`"));
     assert!(section.contains("| 409.22–438.42 |"), "{section}");
     assert!(section.contains("The figures support clustering Node first"), "{section}");
+    // A capacity that is a lower bound (loader-limited, say) is an upper bound on cores: at least 766/s, at most 27.
+    let searches = bench.capacity.as_mut().unwrap().searches.iter_mut();
+    searches.filter(|s| s.subject == "node" && s.scenario == "post").for_each(|s| s.bound = true);
+    let md = fairpair::report::markdown(&report::document_with(&bench, &inputs));
+    assert!(md.contains("| node | post | ≥ 766/s (bracket 766–800/s) | at most 27 cores |"), "{md}");
 }

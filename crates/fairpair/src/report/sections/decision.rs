@@ -135,7 +135,7 @@ fn latency_lines(rows: &[Row], inputs: &Inputs) -> Vec<String> {
             let each: Vec<String> = rows
                 .iter()
                 .filter_map(|r| {
-                    let (ms, _) = r.sizings.iter().find(|s| s.scenario == bs.scenario)?.p50?;
+                    let (ms, own) = r.sizings.iter().find(|s| s.scenario == bs.scenario)?.p50?;
                     let share = server_share_percent(ms, io);
                     let diff = if r.baseline {
                         String::new()
@@ -143,7 +143,13 @@ fn latency_lines(rows: &[Row], inputs: &Inputs) -> Vec<String> {
                         let d = difference_share_percent(ms, base_ms, io);
                         format!("; {:+.2} ms against {}, {d:+.1} % of what a user waits", ms - base_ms, base.subject)
                     };
-                    Some(format!("{} {ms:.2} ms, {share:.1} % of a user's wait{diff}", r.subject))
+                    // A subject whose p50 came from elsewhere than the baseline's says so.
+                    let other = match own {
+                        _ if own == source => "",
+                        LatencySource::Capacity => " (at its capacity)",
+                        LatencySource::ClosedLoop { .. } => " (closed loop: no capacity)",
+                    };
+                    Some(format!("{}{other} {ms:.2} ms, {share:.1} % of a user's wait{diff}", r.subject))
                 })
                 .collect();
             Some(format!(
