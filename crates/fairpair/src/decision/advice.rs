@@ -170,8 +170,8 @@ pub fn sentence(f: &Facts, traffic: f64) -> String {
     match advise(f) {
         Advice::CannotSay(why) => format!("The figures cannot support a change; {why}."),
         Advice::Nothing => format!(
-            "The figures support no change: {} (less than {:.0} % of the cores saved, and under {NOTICEABLE_WAIT_PERCENT:.0} % \
-             of a user's wait, {at}); {bounds}.",
+            "The figures support no change: {} (less than {:.0} % of the cores saved, and under \
+             {NOTICEABLE_WAIT_PERCENT:.0} % of a user's wait, {at}); {bounds}.",
             rests_on(f),
             WORTH_SAVING * 100.0
         ),
@@ -182,7 +182,8 @@ pub fn sentence(f: &Facts, traffic: f64) -> String {
             if f.cluster == Cluster::NeedsMoreCpus { " (it needs a machine with more server CPUs)" } else { "" }
         ),
         Advice::TargetedMove { scenario } => format!(
-            "The figures support a targeted move of the heaviest endpoint, {scenario}, not a rewrite: {} {at}; {bounds}.",
+            "The figures support a targeted move of the heaviest endpoint, {scenario}, not a rewrite: {} {at}; \
+             {bounds}.",
             rests_on(f)
         ),
         Advice::Rewrite => format!("The figures support a rewrite: {} {at}; {bounds}.", rests_on(f)),

@@ -96,3 +96,16 @@ fn the_advice_follows_the_savings_and_their_bounds() {
     let none = Facts { compared: vec![], cluster: Cluster::NotNode, why_none: Some("no capacity search".into()) };
     assert_eq!(advise(&none), Advice::CannotSay("no capacity search".into()));
 }
+
+#[test]
+fn the_sentence_names_the_figures_and_the_bounds() {
+    let f = Facts {
+        compared: vec![compared("get", Span::Between(26.0, 27.0), Span::AtMost(4.0), 0.5)],
+        cluster: Cluster::NotNode,
+        why_none: None,
+    };
+    let s = super::advice::sentence(&f, 20_000.0);
+    let start = "The figures support a rewrite: get: 26–27 cores with node against at most 4 cores";
+    assert!(s.starts_with(start), "{s}");
+    assert!(s.contains("0.5 % of a user's wait at 20,000/s") && s.contains("a bound (`at most`)"), "{s}");
+}
