@@ -210,6 +210,10 @@ fn check_page(page: &Path, want: Counts, scratch: &Path) -> Result<(), String> {
         let args = ["--dump-dom".to_string(), format!("--window-size={width},{FIRST_SCREEN}")];
         let dom = chromium(&probe, &args, scratch)?;
         check_dom(&dom, want)?;
+        // Every report has its decision section, right after the summary, with its table (counted above).
+        if !dom.contains("<h2 id=\"decision\">Decision</h2>") {
+            return Err("the DOM holds no decision section".into());
+        }
         check_width(&dom, width).map_err(|e| format!("at {width} px: {e}"))?;
         if width == WIDTHS[1] {
             check_summary(&dom, FIRST_SCREEN)?;
