@@ -70,11 +70,14 @@ fn reruns(b: &Benchmark) -> String {
     if left_out + disturbed + busy == 0 {
         return "nothing to rerun: no run left out, no window disturbed, no step on a busy machine".into();
     }
-    format!(
-        "the harness left out {} (rerun in their place when clean), ran {} again, and {} began on a busy machine \
-         (no sizing is drawn from those)",
-        count(left_out, "closed-loop run"),
-        count(disturbed, "disturbed capacity window"),
-        count(busy, "capacity step")
-    )
+    let parts: Vec<String> = [
+        (left_out, "closed-loop run", "left out (rerun in its place when clean)"),
+        (disturbed, "disturbed capacity window", "run again"),
+        (busy, "capacity step", "begun on a busy machine (no sizing is drawn from those)"),
+    ]
+    .into_iter()
+    .filter(|(n, ..)| *n > 0)
+    .map(|(n, noun, what)| format!("{} {what}", count(n, noun)))
+    .collect();
+    format!("the harness reran or marked {}", parts.join(", "))
 }
