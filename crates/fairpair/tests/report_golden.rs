@@ -365,4 +365,13 @@ fn the_decision_section_sizes_brackets_as_ranges_of_cores() {
     searches.filter(|s| s.subject == "node" && s.scenario == "post").for_each(|s| s.bound = true);
     let md = fairpair::report::markdown(&report::document_with(&bench, &inputs));
     assert!(md.contains("| node | post | ≥ 766/s (bracket 766–800/s) | at most 27 cores |"), "{md}");
+    // A subject of two workers on two server CPUs: its capacity is over both cores (692–721/s a core), and its
+    // memory, summed over its processes, is also given per worker.
+    bench.settings.server_cpus = vec![0, 1];
+    bench.subjects.iter_mut().filter(|s| s.name == "rust").for_each(|s| s.workers = Some(2));
+    bench.memory_summaries.iter_mut().filter(|m| m.subject == "rust").for_each(|m| m.processes = 2);
+    let md = fairpair::report::markdown(&report::document_with(&bench, &inputs));
+    let row = "| rust (baseline) | post | 1,385/s (bracket 1,385–1,442/s) | 28–29 cores (capacity over its 2 cores) | \
+               0.11 GiB (9.8 MiB a copy, 4.9 MiB per worker of 2) |";
+    assert!(md.contains(row), "{md}");
 }
