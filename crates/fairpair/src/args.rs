@@ -163,6 +163,45 @@ pub struct RunArgs {
     /// With --server-host: an ssh configuration file, passed as `ssh -F FILE` [default: ssh's own].
     #[arg(long, value_name = "FILE", requires = "server_host")]
     pub ssh_config: Option<PathBuf>,
+    #[command(flatten)]
+    pub decision: DecisionArgs,
+}
+
+/// The team's own numbers for the report's decision section, on `fairpair run` and on `fairpair report` (which
+/// re-reads a `benchmark.json` without running anything). Not given, each is assumed, and the section says so.
+#[derive(Args, Clone, Debug, Default)]
+pub struct DecisionArgs {
+    /// The peak requests per second to serve, which the decision section sizes cores and CPU-hours for
+    /// [default: 100000, the capacity section's sizing line's].
+    #[arg(long, value_parser = non_negative, value_name = "RATE")]
+    pub traffic: Option<f64>,
+    /// How many copies of the service run, each with its own memory [default: 1].
+    #[arg(long, value_parser = whole::<u32>, value_name = "N")]
+    pub replicas: Option<u32>,
+    /// Time per request spent waiting on a database or other services, which no rewrite changes, e.g. 25ms or 1s
+    /// [default: 0].
+    #[arg(long, value_parser = crate::decision::parse_duration_ms, value_name = "DURATION")]
+    pub io_wait: Option<f64>,
+    /// Price of one core for an hour, in your currency (no unit assumed): the section then gives a monthly cost.
+    #[arg(long, value_parser = non_negative, value_name = "PRICE")]
+    pub core_price: Option<f64>,
+    /// Price of one GiB of memory for an hour, in the same currency.
+    #[arg(long, value_parser = non_negative, value_name = "PRICE")]
+    pub memory_price: Option<f64>,
+}
+
+impl DecisionArgs {
+    /// The inputs, checked: a traffic and a replica count of 0 are refused (bad input, exit 2).
+    pub fn inputs(&self) -> anyhow::Result<crate::decision::Inputs> {
+        crate::decision::Inputs {
+            traffic_rps: self.traffic,
+            replicas: self.replicas,
+            io_wait_ms: self.io_wait,
+            core_price: self.core_price,
+            memory_price: self.memory_price,
+        }
+        .checked()
+    }
 }
 
 /// A whole-number flag (a count, or seconds), worded as the servers word a bad number: clap's own "invalid digit

@@ -39,6 +39,7 @@ pub mod charts;
 pub mod command;
 pub mod compare;
 pub mod console;
+pub mod decision;
 pub mod diagnose;
 pub mod disturbance;
 pub mod env;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use fairpair::args::RunArgs;
+use fairpair::args::{DecisionArgs, RunArgs};
 use fairpair::compare::gate;
 use fairpair::plan::{Plan, ServerSide};
 use fairpair::schema::FlagKind;
@@ -55,6 +55,7 @@ enum Cmd {
     #[command(allow_negative_numbers = true)]
     Run(Box<RunArgs>),
     /// Write report.md and the charts from a benchmark.json, or compare two of them (--compare).
+    #[command(allow_negative_numbers = true)]
     Report {
         /// The results file.
         #[arg(required_unless_present = "compare")]
@@ -87,6 +88,8 @@ enum Cmd {
         /// (Bencher Metric Format) to FILE (`-` for stdout).
         #[arg(long, num_args = 2, value_names = ["FORMAT", "FILE"], conflicts_with_all = ["compare", "out"])]
         export: Option<Vec<String>>,
+        #[command(flatten)]
+        decision: DecisionArgs,
     },
 }
 
@@ -141,6 +144,7 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
         Cmd::Run(args) => {
             // A two-host run connects first: the plan needs the server host's CPUs, and an unreachable host is
             // best told before anything else is printed. The connection lives until the run ends.
+            let inputs = args.decision.inputs()?;
             let server = ServerSide::connect(&args)?;
             let plan = Plan::from_args_on(&args, server.as_ref().map(|(side, _)| side))?;
             if args.dry_run {
@@ -150,8 +154,8 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             // `execute` has written benchmark.json, after every run and complete at the end.
             let result = execute::run(&plan)?;
             let mut files = vec![plan.out.join("benchmark.json")];
-            files.extend(report::write(&result, &plan.out)?);
-            print_summary(&result);
+            files.extend(report::write_with(&result, &plan.out, &inputs)?);
+            print_summary(&result, &inputs);
             eprintln!("fairpair: wrote {}", paths(&files));
             // A subject asked for and not measured is a failed run, though the others' figures are written.
             let unmeasured = result.unmeasured_subjects();
@@ -174,15 +178,17 @@ fn execute(cmd: Cmd) -> anyhow::Result<ExitCode> {
             Err(fairpair::usage("--fail-on-regression needs --compare OLD.json NEW.json"))
         }
         Cmd::Report { format: Some(_), .. } => Err(fairpair::usage("--format needs --compare OLD.json NEW.json")),
-        Cmd::Report { file, export: Some(export), .. } => {
-            export_file(&file.expect("clap requires a file without --compare"), &export)?;
+        Cmd::Report { file, export: Some(export), decision, .. } => {
+            let inputs = decision.inputs()?;
+            export_file(&file.expect("clap requires a file without --compare"), &export, &inputs)?;
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Report { file, out, .. } => {
+        Cmd::Report { file, out, decision, .. } => {
+            let inputs = decision.inputs()?;
             let file = file.expect("clap requires a file without --compare");
             let bench = report::load(&file)?;
             let dir = out.unwrap_or_else(|| file.parent().map(PathBuf::from).unwrap_or_default());
-            let reports = report::write(&bench, &dir)?;
+            let reports = report::write_with(&bench, &dir, &inputs)?;
             eprintln!("fairpair: wrote {}", paths(&reports));
             Ok(ExitCode::SUCCESS)
         }
@@ -207,10 +213,10 @@ fn dry_run(plan: &Plan) {
 }
 
 /// `report FILE --export FORMAT TO`: the run's figures in FORMAT, written to TO (`-`: stdout).
-fn export_file(file: &Path, export: &[String]) -> anyhow::Result<()> {
+fn export_file(file: &Path, export: &[String], inputs: &fairpair::decision::Inputs) -> anyhow::Result<()> {
     let format = <export::Format as clap::ValueEnum>::from_str(&export[0], true)
         .map_err(|_| fairpair::usage(format!("--export wants csv or bmf, got {:?}", export[0])))?;
-    let text = export::export(&report::load(file)?, format);
+    let text = export::export_with(&report::load(file)?, format, inputs);
     if export[1] == "-" {
         print!("{text}");
     } else {
@@ -313,7 +319,7 @@ fn open_loop_tool(plan: &Plan) -> &'static str {
 }
 
 /// The summary table on stdout: one line per cell and subject; `cap. %` is the share of the loader's measured capacity.
-fn print_summary(plain: &fairpair::schema::Benchmark) {
+fn print_summary(plain: &fairpair::schema::Benchmark, inputs: &fairpair::decision::Inputs) {
     let b = &report::marked(plain);
     println!(
         "{:<20} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
@@ -370,6 +376,11 @@ fn print_summary(plain: &fairpair::schema::Benchmark) {
         println!();
     }
     for line in verdicts {
+        println!("{line}");
+    }
+    // The decision section's table and sentence, as plain lines.
+    println!();
+    for line in report::decision_lines(plain, inputs) {
         println!("{line}");
     }
 }

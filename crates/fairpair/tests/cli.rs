@@ -62,6 +62,24 @@ fn bad_input_is_one_line_and_status_2() {
     assert_usage_error(&["report", "/no/such/benchmark.json"], "cannot read");
 }
 
+/// The decision section's flags, on `report` (no run needed) and on `run` (refused before anything runs).
+#[test]
+fn bad_decision_flags_are_one_line_and_status_2() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/golden/benchmark.json");
+    let out = std::env::temp_dir().join(format!("fairpair-cli-decision-{}", std::process::id()));
+    let out = out.to_str().unwrap();
+    for cmd in [vec!["report", file, "--out", out], vec!["run", "--dry-run", "--subjects", "ceiling"]] {
+        let with = |flags: &[&'static str]| -> Vec<&str> { cmd.iter().chain(flags).copied().collect() };
+        assert_usage_error(&with(&["--traffic", "0"]), "--traffic 0: expected a rate above 0");
+        assert_usage_error(&with(&["--replicas", "-1"]), "'--replicas <N>': below 0");
+        assert_usage_error(&with(&["--replicas", "0"]), "--replicas 0: expected");
+        assert_usage_error(&with(&["--io-wait", "5parsecs"]), "\"5parsecs\" is not a duration");
+        assert_usage_error(&with(&["--core-price", "-0.04"]), "'--core-price <PRICE>': below 0");
+        assert_usage_error(&with(&["--memory-price", "-1"]), "'--memory-price <PRICE>': below 0");
+    }
+    assert!(!std::path::Path::new(out).exists(), "nothing was written");
+}
+
 #[test]
 fn a_missing_load_tool_is_named_with_how_to_install_it() {
     common::sibling_binary("ceiling");

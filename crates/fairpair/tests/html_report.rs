@@ -110,7 +110,9 @@ fn expected(b: &Benchmark) -> Counts {
         // A two-host run describes its server host in a table of its own, and the network path in another.
         + 2 * usize::from(b.two_hosts.is_some())
         // The capacity search: its capacities and its steps.
-        + 2 * usize::from(b.capacity.is_some());
+        + 2 * usize::from(b.capacity.is_some())
+        // The decision section's table, when a subject that implements the API was measured.
+        + usize::from(base.is_some());
     // One capacity chart per scenario searched.
     let mut searched: Vec<&str> =
         b.capacity.iter().flat_map(|c| c.searches.iter().map(|s| s.scenario.as_str())).collect();
@@ -211,6 +213,10 @@ fn check_page(page: &Path, want: Counts, scratch: &Path) -> Result<(), String> {
         let args = ["--dump-dom".to_string(), format!("--window-size={width},{FIRST_SCREEN}")];
         let dom = chromium(&probe, &args, scratch)?;
         check_dom(&dom, want)?;
+        // Every report has its decision section, right after the summary, with its table (counted above).
+        if !dom.contains("<h2 id=\"decision\">Decision</h2>") {
+            return Err("the DOM holds no decision section".into());
+        }
         check_width(&dom, width).map_err(|e| format!("at {width} px: {e}"))?;
         if width == WIDTHS[1] {
             check_summary(&dom, FIRST_SCREEN)?;
@@ -383,10 +389,10 @@ fn a_summary_below_the_first_screen_is_rejected() {
 
 #[test]
 fn the_counts_come_from_the_benchmark() {
-    // The golden run: the summary's two (cells, memory), environment, subjects, throughput, latency, CPU, open loop,
+    // The golden run: the summary's two (cells, memory), the decision's, environment, subjects, throughput, latency, CPU, open loop,
     // memory; throughput, one cell's latency bars and spectrum, memory.
     let bench = report::load(&golden()).unwrap();
-    assert_eq!(expected(&bench), Counts { tables: 9, svgs: 4 });
+    assert_eq!(expected(&bench), Counts { tables: 10, svgs: 4 });
     let html = report_html(&bench, "html-report-counts");
     assert_eq!(check_dom(&html, expected(&bench)), Ok(()));
 }

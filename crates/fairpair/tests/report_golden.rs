@@ -331,3 +331,47 @@ fn a_capacity_above_the_closed_loop_throughput_is_explained_where_it_happens() {
     let (md, _) = report::render(&bench);
     assert!(md.contains("node's capacity on post (766/s) is above its closed-loop throughput (400/s, 50 connections)"));
 }
+
+/// The decision section of a run with capacities: the capacity fixture, its steps taken as begun on an idle machine
+/// (the recorded run's were not, and no sizing is drawn from those), re-read with a team's numbers.
+#[test]
+fn the_decision_section_sizes_brackets_as_ranges_of_cores() {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/capacity/benchmark.json");
+    let mut bench = report::load(&file).unwrap();
+    let steps = bench.capacity.iter_mut().flat_map(|c| c.searches.iter_mut().chain(c.loader_limit.as_mut()));
+    steps.flat_map(|s| s.steps.iter_mut()).for_each(|st| st.result.machine_idle = true);
+    let inputs = fairpair::decision::Inputs {
+        traffic_rps: Some(20_000.0),
+        replicas: Some(12),
+        io_wait_ms: Some(25.0),
+        core_price: Some(0.04),
+        memory_price: Some(0.005),
+    };
+    let md = fairpair::report::markdown(&report::document_with(&bench, &inputs));
+    let section = md.split("## Decision").nth(1).unwrap().split("\n## ").next().unwrap();
+    // rust post: 1,385–1,442/s a core, so 20,000/s takes 14 to 15 cores; node post 766–800/s, 25 to 27. With a
+    // price, the cost is a range too.
+    assert!(
+        section.contains("| rust (baseline) | post | 1,385/s (bracket 1,385–1,442/s) | 14–15 cores |"),
+        "{section}"
+    );
+    assert!(section.contains("| node | post | 766/s (bracket 766–800/s) | 25–27 cores |"), "{section}");
+    assert!(section.contains("| rust (baseline) | get | no rate meets the objective"), "{section}");
+    assert!(section.contains("`--traffic 20000 --replicas 12 --io-wait 25ms --core-price 0.04 --memory-price 0.005`"));
+    assert!(section.contains("| 409.22–438.42 |"), "{section}");
+    assert!(section.contains("The figures support clustering Node first"), "{section}");
+    // A capacity that is a lower bound (loader-limited, say) is an upper bound on cores: at least 766/s, at most 27.
+    let searches = bench.capacity.as_mut().unwrap().searches.iter_mut();
+    searches.filter(|s| s.subject == "node" && s.scenario == "post").for_each(|s| s.bound = true);
+    let md = fairpair::report::markdown(&report::document_with(&bench, &inputs));
+    assert!(md.contains("| node | post | ≥ 766/s (bracket 766–800/s) | at most 27 cores |"), "{md}");
+    // A subject of two workers on two server CPUs: its capacity is over both cores (692–721/s a core), and its
+    // memory, summed over its processes, is also given per worker.
+    bench.settings.server_cpus = vec![0, 1];
+    bench.subjects.iter_mut().filter(|s| s.name == "rust").for_each(|s| s.workers = Some(2));
+    bench.memory_summaries.iter_mut().filter(|m| m.subject == "rust").for_each(|m| m.processes = 2);
+    let md = fairpair::report::markdown(&report::document_with(&bench, &inputs));
+    let row = "| rust (baseline) | post | 1,385/s (bracket 1,385–1,442/s) | 28–29 cores (capacity over its 2 cores) | \
+               0.11 GiB (9.8 MiB a copy, 4.9 MiB per worker of 2) |";
+    assert!(md.contains(row), "{md}");
+}

@@ -11,6 +11,11 @@ use serde_json::{Map, Value, json};
 use super::{Figure, Metric};
 
 pub fn write(figures: &[Figure]) -> String {
+    write_with(figures, |_| {})
+}
+
+/// The BMF with more benchmarks added by `more` after the figures' (the decision figures).
+pub fn write_with(figures: &[Figure], more: impl Fn(&mut Map<String, Value>)) -> String {
     let mut benchmarks = Map::new();
     for f in figures {
         let name = match &f.cell {
@@ -27,6 +32,7 @@ pub fn write(figures: &[Figure]) -> String {
         let measures = benchmarks.entry(name).or_insert_with(|| Value::Object(Map::new()));
         measures.as_object_mut().expect("an object, inserted above").insert(f.metric.slug().into(), value);
     }
+    more(&mut benchmarks);
     serde_json::to_string_pretty(&Value::Object(benchmarks)).expect("JSON of numbers") + "\n"
 }
 

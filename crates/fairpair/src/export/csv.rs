@@ -26,7 +26,22 @@ const HEADER: [&str; 15] = [
 ];
 
 pub fn write(figures: &[Figure]) -> String {
-    let mut out = line(HEADER.map(String::from));
+    write_with(figures, |_| String::new())
+}
+
+/// The CSV with more rows after the figures' (`more`, given the quoting line writer): the decision figures, which
+/// add a last column, `depends_on`, that only they fill.
+pub fn write_with(figures: &[Figure], more: impl Fn(&dyn Fn(Vec<String>) -> String) -> String) -> String {
+    let writer = |fields: Vec<String>| {
+        let quoted: Vec<String> = fields.iter().map(|f| quote(f)).collect();
+        quoted.join(",") + "\r\n"
+    };
+    let extra = more(&writer);
+    let mut header: Vec<String> = HEADER.map(String::from).to_vec();
+    if !extra.is_empty() {
+        header.push("depends_on".into());
+    }
+    let mut out = writer(header);
     for f in figures {
         let (scenario, connections) = match &f.cell {
             Some((scenario, conns)) => (scenario.clone(), conns.to_string()),
@@ -53,7 +68,7 @@ pub fn write(figures: &[Figure]) -> String {
             f.bracket.and_then(|b| b.high).map_or(String::new(), |h| h.to_string()),
         ]);
     }
-    out
+    out + &extra
 }
 
 fn line<const N: usize>(fields: [String; N]) -> String {

@@ -8,6 +8,7 @@
 
 mod bmf;
 mod csv;
+mod decision;
 
 use crate::capacity::{BoundBy, Bracket};
 use crate::schema::{Benchmark, FlagKind, Summary, VerificationStatus};
@@ -28,6 +29,19 @@ pub fn export(b: &Benchmark, format: Format) -> String {
     match format {
         Format::Csv => csv::write(&figures),
         Format::Bmf => bmf::write(&figures),
+    }
+}
+
+/// [`export`], with the decision figures for `inputs` after the others when any decision flag was given
+/// (`export/decision.rs`).
+pub fn export_with(b: &Benchmark, format: Format, inputs: &crate::decision::Inputs) -> String {
+    if !inputs.any_given() {
+        return export(b, format);
+    }
+    let figures = figures(b);
+    match format {
+        Format::Csv => csv::write_with(&figures, |line| decision::csv_rows(b, inputs, line)),
+        Format::Bmf => bmf::write_with(&figures, |map| decision::bmf_benchmarks(b, inputs, map)),
     }
 }
 

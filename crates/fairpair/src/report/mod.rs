@@ -33,8 +33,9 @@ mod ratios;
 mod sections;
 
 pub use document::{Align, Block, Chart, Column, Document, Table};
-pub use ratios::{Bound, baseline, ratio_text};
+pub use ratios::{Bound, baseline, measured, ratio_text};
 
+use crate::decision::Inputs;
 use crate::schema::{self, Benchmark, ReadError, SCHEMA_VERSION, SubjectKind};
 use crate::usage;
 use format::cells;
@@ -73,7 +74,19 @@ pub const RENDERERS: &[&dyn Renderer] = &[&markdown::Markdown, &html::Html];
 /// Writes every chart as an SVG file into `dir`, then the report in every format of [`RENDERERS`]; returns the
 /// report files' paths, in that order.
 pub fn write(bench: &Benchmark, dir: &Path) -> Result<Vec<PathBuf>> {
-    write_document(&document(bench), dir, "report")
+    write_with(bench, dir, &Inputs::default())
+}
+
+/// [`write`], with the decision section sized for `inputs` (the team's `--traffic` and the rest).
+pub fn write_with(bench: &Benchmark, dir: &Path, inputs: &Inputs) -> Result<Vec<PathBuf>> {
+    write_document(&document_with(bench, inputs), dir, "report")
+}
+
+/// The decision section alone, as Markdown lines: the console's closing lines after a run.
+pub fn decision_lines(b: &Benchmark, inputs: &Inputs) -> Vec<String> {
+    let mut doc = Document::default();
+    sections::decision::decision(&mut doc, &marked(b), inputs);
+    markdown::render(&doc).lines().map(String::from).collect()
 }
 
 /// Writes `doc` into `dir` as `STEM.md`, `STEM.html` (one file per renderer) and its charts' SVG files; returns the
@@ -156,8 +169,14 @@ pub fn verdict_lines(b: &Benchmark) -> Vec<String> {
     summary::lines(&summary::verdicts(b, &cells(&b.summaries)))
 }
 
-/// The report as a [`Document`]: one section after another, each renderer's input.
+/// The report as a [`Document`], its decision section with every input assumed (see [`document_with`]).
 pub fn document(b: &Benchmark) -> Document {
+    document_with(b, &Inputs::default())
+}
+
+/// The report as a [`Document`]: one section after another, each renderer's input; the decision section sized for
+/// `inputs`.
+pub fn document_with(b: &Benchmark, inputs: &Inputs) -> Document {
     let b = &marked(b);
     let mut doc = Document::default();
     let subjects: Vec<&str> = b.subjects.iter().map(|s| s.name.as_str()).collect();
@@ -171,6 +190,7 @@ pub fn document(b: &Benchmark) -> Document {
         ));
     }
     summary::section(&mut doc, &summary::verdicts(b, &cells));
+    sections::decision::decision(&mut doc, b, inputs);
     doc.push(Block::Contents);
     setup::environment(&mut doc, b);
     setup::two_hosts(&mut doc, b);
@@ -243,6 +263,17 @@ mod tests {
         });
         crate::summary::apply_capacity(&mut b.summaries, &b.runs, b.preflight.as_ref());
         b
+    }
+
+    #[test]
+    fn the_console_gets_the_decision_section_in_the_reports_words() {
+        let lines = decision_lines(&golden(), &Inputs::default());
+        assert_eq!(lines[0], "## Decision");
+        let text = lines.join("\n");
+        assert!(text.contains("None of them was given, so these are assumed"), "{text}");
+        assert!(text.contains("cannot support a change; no capacity search in this run"), "{text}");
+        let (md, _) = render(&golden());
+        assert!(md.contains(&text), "the same section as the report's");
     }
 
     #[test]

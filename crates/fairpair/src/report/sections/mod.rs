@@ -2,6 +2,7 @@
 //! A new section is a function in the file of its kind (or a new file here) and one call in `report::document`.
 
 pub mod capacity;
+pub mod decision;
 pub mod figures;
 pub mod notes;
 pub mod published;
