@@ -690,7 +690,7 @@ pub const TOLERANCES: &[Tolerance] = &[
     },
     Tolerance {
         name: "target-outside-uri-grammar",
-        reason: "a target with a byte RFC 3986 does not allow (`<`, `>`, `\"`, `{`, `|` …) or that is neither a path nor a full URI (`h:`, `h://`, `h://:=`): hyper's URI parser refuses it with 400, llhttp and Go's net/http pass it to the routes (404); an authority with a port that is no number (`h://:=`) is the other way round, routed by hyper and llhttp and refused 400 by Go's URL parser; and a scheme with a digit, `+`, `-` or `.` in it (`t0://e`), which RFC 3986 section 3.1 allows, is refused 400 by llhttp, whose URL parser reads letters only there, and routed by hyper and Go. RFC 9112 section 3.2 lets a server answer 400 to a target it cannot use",
+        reason: "a target with a byte RFC 3986 does not allow (`<`, `>`, `\"`, `{`, `|` …) or that is neither a path nor a full URI (`h:`, `h://`, `h://:=`): hyper's URI parser refuses it with 400, llhttp and Go's net/http pass it to the routes (404); an authority with a port that is no number (`h://:=`) is the other way round, routed by hyper and llhttp and refused 400 by Go's URL parser; and a scheme with a digit, `+`, `-` or `.` in it (`t0://e`), which RFC 3986 section 3.1 allows, is refused 400 by llhttp, whose URL parser reads letters only there, and routed by hyper and Go; Tomcat refuses with 400, before any filter runs and with no setting, every absolute-form target whose scheme is not http or https (`p://h/`), which the others route. RFC 9112 section 3.2 lets a server answer 400 to a target it cannot use",
         matches: has_target_outside_uri_grammar,
         refusals: REFUSED,
         served: true,
@@ -704,6 +704,8 @@ pub const TOLERANCES: &[Tolerance] = &[
             b"GET h://:= HTTP/1.0\r\n\r\n",
             // The fuzzer's seed 402: Rust and Go route it (200), llhttp refuses the digit in its scheme (400).
             b"GET t0://e HTTP/1.1\r\nHost:\r\n\r\n",
+            // The fuzzer's seed 41, mutant 10204: Rust, Node and Go route it (200), Tomcat refuses the scheme (400).
+            b"GET p://127.0.0.1 HTTP/1.1\r\nHost:127.0.0.1\r\n\r\n",
         ],
     },
 ];
@@ -1056,9 +1058,12 @@ fn has_target_outside_uri_grammar(bytes: &[u8]) -> bool {
             .is_some_and(|i| scheme(&target[..i]) && authority(&target[i + 3..]));
         let origin_or_absolute = target.starts_with(b"/") || absolute || target == b"*";
         // llhttp reads a scheme of letters alone: `t0://e` is a full URI to hyper and Go, and a malformed one to it.
-        let scheme_beyond_letters =
-            absolute && target.iter().take_while(|&&b| b != b':').any(|b| !b.is_ascii_alphabetic());
-        target.iter().any(odd) || (!target.is_empty() && !origin_or_absolute) || scheme_beyond_letters
+        let scheme_part: Vec<u8> = target.iter().copied().take_while(|&b| b != b':').collect();
+        let scheme_beyond_letters = absolute && scheme_part.iter().any(|b| !b.is_ascii_alphabetic());
+        // Tomcat serves the http and https schemes alone and refuses any other (`p://h/`).
+        let other_scheme =
+            absolute && !(scheme_part.eq_ignore_ascii_case(b"http") || scheme_part.eq_ignore_ascii_case(b"https"));
+        target.iter().any(odd) || (!target.is_empty() && !origin_or_absolute) || scheme_beyond_letters || other_scheme
     })
 }
 
