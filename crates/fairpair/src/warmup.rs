@@ -100,9 +100,9 @@ impl WarmupProbe {
                  measured figures include part of its warm-up, which biases them towards {bias}."
             ),
             _ => format!(
-                "{name} was not steady within the {probe} s probe, so the {warmup_s} s warm-up of the measured runs \
-                 does not cover it: its measured figures include part of its warm-up, which biases them towards \
-                 {bias}."
+                "{name} was not steady within the {probe} s probe (its last seconds still moved by more than 5 %: a \
+                 warm-up still going on, or noise), so whether the {warmup_s} s warm-up of the measured runs covers \
+                 it cannot be told from this run; if it is a warm-up, its measured figures lean towards {bias}."
             ),
         };
         match self.busy() {

@@ -137,7 +137,7 @@ fn sized(b: &Benchmark, subject: &str, scenario: &str, used: u32, gib: Option<f6
 /// The cores for `traffic` from a search's capacity, per core of the `used` it ran on, or why there are none.
 fn cores_of(c: Option<&CapacityRecord>, s: Option<&Search>, used: u32, traffic: f64) -> Result<Span, String> {
     let Some(c) = c else {
-        return Err("no capacity search in this run: cores cannot be sized (run without --open-loop-rates)".into());
+        return Err("no capacity search in this run: cores cannot be sized".into());
     };
     let Some(s) = s else { return Err("not searched".into()) };
     if let Some(why) = sizing(c) {

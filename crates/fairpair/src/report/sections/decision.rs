@@ -63,6 +63,8 @@ fn table(rows: &[Row], inputs: &Inputs) -> Table {
     let priced = inputs.core_price.is_some() || inputs.memory_price.is_some();
     let traffic = format!("cores for {}/s", thousands(inputs.traffic()));
     let memory = format!("memory across {} cop{}", inputs.replicas(), if inputs.replicas() == 1 { "y" } else { "ies" });
+    // The month's CPU is of the traffic too, which the header names as the cores' does.
+    let cpu_hours = format!("CPU-hours a month at {}/s", thousands(inputs.traffic()));
     let mut columns = vec![
         ("subject", Align::Left),
         ("scenario", Align::Left),
@@ -70,7 +72,7 @@ fn table(rows: &[Row], inputs: &Inputs) -> Table {
         (traffic.as_str(), Align::Right),
         (memory.as_str(), Align::Right),
         ("CPU per request", Align::Right),
-        ("CPU-hours a month", Align::Right),
+        (cpu_hours.as_str(), Align::Right),
     ];
     if priced {
         columns.push(("cost a month", Align::Right));

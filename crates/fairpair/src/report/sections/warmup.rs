@@ -49,7 +49,8 @@ fn table(probes: &[WarmupProbe], warmup_s: u64) -> Table {
             p.seconds_to_steady.map_or(format!("not steady within {} s", p.per_second_rps.len()), |s| format!("{s} s"));
         let covered = match p.coverage(warmup_s) {
             crate::warmup::Coverage::Covered => "yes",
-            _ => "**no**",
+            crate::warmup::Coverage::Short => "**no**",
+            crate::warmup::Coverage::Unknown => "cannot tell",
         };
         t.row(vec![p.subject.clone(), steady, thousands(p.first_rps()), thousands(p.steady_rps), covered.into()]);
     }
