@@ -217,6 +217,30 @@ fn is_dns_style_host(v: &[u8]) -> bool {
     port_ok && name.split(|&b| b == b'.').all(label_ok)
 }
 
+/// A path Tomcat refuses before any filter runs: one holding an escaped NUL (`%00`), or one whose dot-segments (`..`,
+/// also escaped as `%2e`) climb above the root (`/..`, `/a/../..`); the query is not decoded and does not count.
+fn has_path_tomcat_refuses(bytes: &[u8]) -> bool {
+    any(bytes, |m| {
+        let target = m.target();
+        let path = target[..target.iter().position(|&b| b == b'?').unwrap_or(target.len())].to_ascii_lowercase();
+        let nul = path.windows(3).any(|w| w == b"%00");
+        let dotted = String::from_utf8_lossy(&path).replace("%2e", ".");
+        let mut depth = 0i32;
+        let mut climbs = false;
+        for segment in dotted.split('/').skip(1) {
+            match segment {
+                ".." => {
+                    depth -= 1;
+                    climbs |= depth < 0;
+                }
+                "." | "" => {}
+                _ => depth += 1,
+            }
+        }
+        nul || climbs
+    })
+}
+
 /// An Expect field with an empty value (spaces and tabs aside), which the contract ignores.
 fn has_empty_expectation(bytes: &[u8]) -> bool {
     any(bytes, |m| m.named(b"expect").any(|v| v.iter().all(|b| *b == b' ' || *b == b'\t')))
@@ -659,6 +683,22 @@ pub const TOLERANCES: &[Tolerance] = &[
             // The fuzzer's seed 29, mutant 10: Rust, Node and Go answer 200, Tomcat 400.
             b"GET / HTTP/1.1\r\nHost:.\r\n\r\n",
             b"GET /health HTTP/1.1\r\nHost: a_b\r\n\r\n",
+        ],
+    },
+    Tolerance {
+        name: "path-tomcat-refuses",
+        reason: "the routes match the raw target, so an escaped NUL (`%00`) or dot-segments that climb above the root (`/..`, `/%2e%2e/`, `/a/../..`) are paths like any other and get 404; Tomcat decodes and normalises the path before it maps a context and refuses both with 400 before any filter runs, with no setting for either (its escaped slash and backslash are set to pass through); RFC 3986 section 5.2.4 leaves no segment above the root, and RFC 9110 section 15.5.1 lets 400 refuse a request the server will not process",
+        matches: has_path_tomcat_refuses,
+        refusals: &[Step::Status(400)],
+        served: true,
+        follows: Follows::Anywhere,
+        decided_on: DECIDED_ON_2026_12,
+        cases: &[],
+        examples: &[
+            // The fuzzer's seed 47: Rust, Node and Go answer 404, Tomcat 400.
+            b"GET /%00 HTTP/1.1\r\nHost:\r\n\r\n",
+            b"GET /.. HTTP/1.1\r\nHost: x\r\n\r\n",
+            b"GET /%2e%2e/health HTTP/1.1\r\nHost: x\r\n\r\n",
         ],
     },
     Tolerance {
@@ -1163,6 +1203,18 @@ mod tests {
             assert!(!is_dns_style_host(bad.as_bytes()), "{bad:?}");
         }
         assert!(!is_dns_style_host(b"[v1.x]") && !is_dns_style_host(b"a:80:80") && !is_dns_style_host(b"a@b"));
+    }
+
+    /// The paths Tomcat 11.0.22 was seen to refuse (400) where the routes answer 404, and some it serves.
+    #[test]
+    fn a_path_tomcat_refuses_is_found() {
+        let get = |target: &str| format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n");
+        for refused in ["/%00", "/users/1%00", "/..", "/%2e%2e/", "/%2E%2E/health", "/a/../.."] {
+            assert!(has_path_tomcat_refuses(get(refused).as_bytes()), "{refused}");
+        }
+        for served in ["/health", "/%2e", "/a/../health", "/users/1?x=%00", "/%01", "/%2F"] {
+            assert!(!has_path_tomcat_refuses(get(served).as_bytes()), "{served}");
+        }
     }
 
     #[test]

@@ -233,15 +233,16 @@ pub fn warmup_probe_line(p: &WarmupProbe, warmup_s: u64) -> String {
         None => format!("not steady within the {} s probe", p.per_second_rps.len()),
     };
     let covered = match p.coverage(warmup_s) {
-        Coverage::Covered => "the warm-up covers it",
-        Coverage::Short | Coverage::Unknown => "longer than the warm-up",
+        Coverage::Covered => format!("the {warmup_s} s warm-up covers it"),
+        Coverage::Short => format!("longer than the {warmup_s} s warm-up"),
+        Coverage::Unknown => format!("whether the {warmup_s} s warm-up covers it cannot be told"),
     };
     let busy = match p.busy() {
         true => format!("; the machine was busy (other processes {:.0} %)", p.other_cpu_percent),
         false => String::new(),
     };
     format!(
-        "warm-up probe of {}: {when} at {} requests/s (first second {}); {covered} ({warmup_s} s){busy}",
+        "warm-up probe of {}: {when} at {} requests/s (first second {}); {covered}{busy}",
         p.subject,
         thousands(p.steady_rps),
         thousands(p.first_rps())
@@ -282,14 +283,14 @@ mod tests {
         let p = crate::warmup::probe_record("java", "get", 50, crate::warmup::idle_series(series));
         assert_eq!(
             warmup_probe_line(&p, 5),
-            "warm-up probe of java: steady after 3 s at 10,000 requests/s (first second 1,000); the warm-up covers \
-             it (5 s)"
+            "warm-up probe of java: steady after 3 s at 10,000 requests/s (first second 1,000); the 5 s warm-up \
+             covers it"
         );
         let busy = WarmupProbe { other_cpu_percent: 80.0, seconds_to_steady: None, ..p };
         assert_eq!(
             warmup_probe_line(&busy, 5),
             "warm-up probe of java: not steady within the 12 s probe at 10,000 requests/s (first second 1,000); \
-             longer than the warm-up (5 s); the machine was busy (other processes 80 %)"
+             whether the 5 s warm-up covers it cannot be told; the machine was busy (other processes 80 %)"
         );
         assert!(warmup_short_line(9, 5).contains("--warmup 9 would cover every subject"));
     }

@@ -100,6 +100,7 @@ fn a_minute_of_fuzzing_finds_no_divergence_and_rediscovers_every_tolerance() {
         "asterisk-form-other-method",
         "closed-after-refused-post",
         "host-outside-dns-syntax",
+        "path-tomcat-refuses",
     ];
     if kinds.contains(&Kind::Go) {
         let needed = |name: &&str| kinds.contains(&Kind::Java) || !TOMCAT_ONLY.contains(name);

@@ -20,6 +20,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.apache.coyote.http11.AbstractHttp11Protocol;
+import org.apache.tomcat.util.buf.EncodedSolidusHandling;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
 import org.springframework.core.Ordered;
@@ -73,6 +74,11 @@ public final class Transport {
                 // filter a path whose escapes are no UTF-8 (/users/%80). The routes match the raw target, never the
                 // decoded one, so the decoding is made one that cannot fail: every byte is a character in ISO-8859-1.
                 connector.setURIEncoding("ISO-8859-1");
+                // Tomcat refuses an escaped slash or backslash in the path (/users%2F1, /%5C) with 400 before any
+                // filter, to keep a decoded path from naming another resource; the routes match the raw target, in
+                // which an escape is three characters like any others, so they are passed through.
+                connector.setEncodedSolidusHandling(EncodedSolidusHandling.PASS_THROUGH.getValue());
+                connector.setEncodedReverseSolidusHandling(EncodedSolidusHandling.PASS_THROUGH.getValue());
                 if (connector.getProtocolHandler() instanceof AbstractHttp11Protocol<?> http) {
                     http.setMaxHttpRequestHeaderSize(MAX_HEAD_BYTES);
                     // Tomcat refuses more than 100 fields with a 400; the contract wants 431, so the filter counts
