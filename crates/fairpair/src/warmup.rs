@@ -11,6 +11,7 @@
 use crate::measure::Series;
 use crate::schema::WarmupProbe;
 use crate::stats::median_of_sorted;
+use crate::text::thousands;
 
 /// A second is steady when its throughput is within this share of the steady throughput.
 pub const STEADY_TOLERANCE: f64 = 0.05;
@@ -64,8 +65,20 @@ impl WarmupProbe {
         match self.seconds_to_steady {
             Some(s) if s <= warmup_s => Coverage::Covered,
             Some(_) => Coverage::Short,
+            // Not steady, but plainly still rising after the warm-up (a JVM's JIT): short, not unknown.
+            None if self.rising_after(warmup_s).is_some() => Coverage::Short,
             None => Coverage::Unknown,
         }
+    }
+
+    /// Its mean throughput between `warmup_s` and the probe's last third, when that is below [`RISING_SHARE`] of
+    /// the steady rate: the seconds right after the warm-up were still well below the steady state, whatever the
+    /// noise of the last third.
+    pub fn rising_after(&self, warmup_s: u64) -> Option<f64> {
+        let n = self.per_second_rps.len() as u64;
+        let until = n - last_third(n as usize) as u64;
+        let mean = self.mean_over(warmup_s, until.checked_sub(warmup_s)?)?;
+        (mean < RISING_SHARE * self.steady_rps).then_some(mean)
     }
 
     /// The direction of the bias a warm-up left in the measured figures gives them: the first second against the
@@ -99,6 +112,13 @@ impl WarmupProbe {
                 "{name} is steady only after {s} s, longer than the {warmup_s} s warm-up of the measured runs: its \
                  measured figures include part of its warm-up, which biases them towards {bias}."
             ),
+            (Coverage::Short, None) => format!(
+                "{name} was still warming up after the {warmup_s} s warm-up of the measured runs: between it and the \
+                 probe's last third it served {}/s on average, against {}/s steady (and it was not steady within the \
+                 {probe} s probe): its measured figures include part of its warm-up, which biases them towards {bias}.",
+                thousands(self.rising_after(warmup_s).unwrap_or_default()),
+                thousands(self.steady_rps)
+            ),
             _ => format!(
                 "{name} was not steady within the {probe} s probe (its last seconds still moved by more than 5 %: a \
                  warm-up still going on, or noise), so whether the {warmup_s} s warm-up of the measured runs covers \
@@ -125,6 +145,43 @@ impl WarmupProbe {
 /// Above this share of the machine used by other processes, a probe's series is said to be possibly their noise
 /// (the idle threshold's default).
 pub const BUSY_PROBE_PERCENT: f64 = 10.0;
+
+/// Below this share of its steady throughput, over the seconds a capacity window measures, a subject's fresh process
+/// is still warming up there (the JVM's first seconds run at a few percent of its steady rate; Node's at about three
+/// quarters, which one-second noise alone also gives).
+pub const WARMING_SHARE: f64 = 0.5;
+
+/// Below this share of its steady throughput on average, the seconds after a warm-up are still rising: twice the
+/// steadiness tolerance, so that one-second noise alone does not reach it.
+pub const RISING_SHARE: f64 = 1.0 - 2.0 * STEADY_TOLERANCE;
+
+impl WarmupProbe {
+    /// Its mean throughput over the probe's seconds `from_s..from_s + len_s` (counted from the process's start), if the
+    /// probe reached all of them.
+    pub fn mean_over(&self, from_s: u64, len_s: u64) -> Option<f64> {
+        let seconds = self.per_second_rps.get(from_s as usize..(from_s + len_s) as usize)?;
+        (!seconds.is_empty()).then(|| seconds.iter().sum::<f64>() / seconds.len() as f64)
+    }
+}
+
+/// Why the capacity windows of `subject` measured its warm-up rather than its capacity, if its warm-up probe says so:
+/// each window starts a fresh server and discards only its first seconds, and where the probe's throughput over the
+/// seconds a window then measures was below [`WARMING_SHARE`] of the steady rate, the window's latency is the warm-up's
+/// (a JIT still compiling on the server's one CPU), so no capacity ratio or sizing may rest on it.
+pub fn warming_in_windows(b: &crate::schema::Benchmark, subject: &str) -> Option<String> {
+    let c = b.capacity.as_ref()?;
+    let probe = b.warmup_probes.iter().find(|p| p.subject == subject)?;
+    let during = probe.mean_over(c.settings.warmup_s, c.settings.step_s)?;
+    (during < WARMING_SHARE * probe.steady_rps).then(|| {
+        format!(
+            "{subject}'s capacity windows measured its warm-up: in the warm-up probe, a fresh {subject} served {}/s over \
+             the seconds a window measures (after its {} s warm-up), against {}/s steady",
+            thousands(during),
+            c.settings.warmup_s,
+            thousands(probe.steady_rps)
+        )
+    })
+}
 
 /// The warm-up that would cover every probed subject's time to steady: the longest, when it is longer than
 /// `warmup_s` (`None` when the warm-up covers them all, or none was steady within its probe).
@@ -160,6 +217,30 @@ mod tests {
 
     fn probe(series: Vec<f64>) -> WarmupProbe {
         probe_record("java", "get", 50, idle_series(series))
+    }
+
+    /// The JVM measured on this project's 2-vCPU machine (the bombardier preset, 2026-12-03): a ramp over about 21 s
+    /// with a noisy end, never steady by the 5 % rule, yet plainly short of its steady rate after a 5 s warm-up; and
+    /// the capacity windows (1 s warm-up, 4 s measured) saw a fifth of it. Node's series of the same run is noise only.
+    #[test]
+    fn a_jvm_still_rising_after_the_warm_up_is_short_and_node_noise_is_not() {
+        let java = vec![
+            2511.0, 3986.0, 6474.0, 13154.0, 17415.0, 17431.0, 19200.0, 20446.0, 24812.0, 22764.0, 24890.0, 23301.0,
+            24878.0, 28773.0, 27940.0, 27965.0, 32081.0, 34674.0, 33887.0, 39949.0, 51845.0, 50942.0, 55441.0, 55772.0,
+            54726.0, 54038.0, 52607.0, 47889.0, 50826.0, 47815.0,
+        ];
+        let p = probe(java);
+        assert_eq!((p.seconds_to_steady, p.coverage(5)), (None, Coverage::Short));
+        assert!(p.sentence(5).contains("was still warming up after the 5 s warm-up"), "{}", p.sentence(5));
+        assert!(p.mean_over(1, 4).unwrap() < WARMING_SHARE * p.steady_rps);
+        let node = vec![
+            71401.0, 89712.0, 88795.0, 85941.0, 92717.0, 94997.0, 99057.0, 97303.0, 96912.0, 96545.0, 95833.0, 96900.0,
+            97177.0, 95491.0, 96669.0, 97666.0, 93937.0, 83409.0, 100128.0, 97756.0, 97411.0, 98581.0, 97886.0,
+            97019.0, 96860.0, 96652.0, 97203.0, 97226.0, 86457.0, 82993.0,
+        ];
+        let p = probe(node);
+        assert_eq!((p.seconds_to_steady, p.coverage(5)), (None, Coverage::Unknown));
+        assert!(p.mean_over(1, 4).unwrap() >= WARMING_SHARE * p.steady_rps);
     }
 
     /// A JVM-like ramp: a slow first second, compiled code after a few, steady from the 9th second.

@@ -154,7 +154,11 @@ fn rests_on(f: &Facts) -> String {
         .compared
         .iter()
         .map(|c| {
-            let wait = c.wait_saved_percent.map_or(String::new(), |w| format!(", {w:.1} % of a user's wait"));
+            // Negative: the candidate's server time is longer, which the sentence says as such, not as a saving.
+            let wait = c.wait_saved_percent.map_or(String::new(), |w| match w >= 0.0 {
+                true => format!(", {w:.1} % of a user's wait saved"),
+                false => format!(", {:.1} % more of a user's wait", -w),
+            });
             let (cur, cand) = (cores(c.current_cores), cores(c.candidate_cores));
             format!("{}: {cur} with {} against {cand} with {}{wait}", c.scenario, c.current, c.candidate)
         })

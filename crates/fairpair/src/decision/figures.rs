@@ -116,7 +116,10 @@ fn sized(b: &Benchmark, subject: &str, scenario: &str, used: u32, gib: Option<f6
     let lowest =
         b.summaries.iter().filter(|s| s.subject == subject && s.scenario == scenario).min_by_key(|s| s.connections);
     let cpu_us = lowest.and_then(|s| s.server_cpu_us_per_request.as_ref()).map(|c| c.median);
-    let cores = cores_of(b.capacity.as_ref(), search, used, inputs.traffic());
+    let cores = match crate::warmup::warming_in_windows(b, subject) {
+        Some(why) => Err(format!("not sized: {why}")),
+        None => cores_of(b.capacity.as_ref(), search, used, inputs.traffic()),
+    };
     let cost = cores.as_ref().ok().and_then(|c| monthly_cost(*c, gib?, inputs.core_price, inputs.memory_price));
     let p50 = search
         .and_then(capacity_p50)

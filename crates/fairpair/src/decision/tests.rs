@@ -107,5 +107,9 @@ fn the_sentence_names_the_figures_and_the_bounds() {
     let s = super::advice::sentence(&f, 20_000.0);
     let start = "The figures support a rewrite: get: 26–27 cores with node against at most 4 cores";
     assert!(s.starts_with(start), "{s}");
-    assert!(s.contains("0.5 % of a user's wait at 20,000/s") && s.contains("a bound (`at most`)"), "{s}");
+    assert!(s.contains("0.5 % of a user's wait saved at 20,000/s") && s.contains("a bound (`at most`)"), "{s}");
+    // A candidate whose server time is longer says so, not as a negative saving.
+    let slower = Facts { compared: vec![compared("get", Span::Between(26.0, 27.0), Span::AtMost(4.0), -3.0)], ..f };
+    let s = super::advice::sentence(&slower, 20_000.0);
+    assert!(s.contains("3.0 % more of a user's wait") && !s.contains("-3.0"), "{s}");
 }

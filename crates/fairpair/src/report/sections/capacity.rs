@@ -156,6 +156,18 @@ fn rest(doc: &mut Document, b: &Benchmark, c: &CapacityRecord, busy: bool) {
                 .into(),
         ));
     }
+    // A subject whose windows measured its warm-up (a JVM's JIT on a fresh process) keeps its steps, but its figure
+    // is no capacity: it gets no sizing, and the reader is told why.
+    let mut warming: Vec<String> =
+        c.searches.iter().filter_map(|s| crate::warmup::warming_in_windows(b, &s.subject)).collect();
+    warming.dedup();
+    for why in &warming {
+        doc.push(Block::Note(format!(
+            "**No capacity to quote**: {why}. Its figure above is a fresh process's, not its capacity: no ratio or \
+             sizing is drawn from it. Its capacity needs windows that warm each fresh process up for as long as the probe \
+             shows, which this search does not do."
+        )));
+    }
     let mut scenarios: Vec<&str> = c.searches.iter().map(|s| s.scenario.as_str()).collect();
     scenarios.dedup();
     let one_core: Vec<&str> = b.subjects.iter().filter(|r| r.workers == Some(1)).map(|r| r.name.as_str()).collect();
@@ -167,6 +179,7 @@ fn rest(doc: &mut Document, b: &Benchmark, c: &CapacityRecord, busy: bool) {
                 .iter()
                 .filter(|s| s.scenario == *scenario && one_core.contains(&s.subject.as_str()))
                 .filter(|s| c.unresolved(s).is_none())
+                .filter(|s| crate::warmup::warming_in_windows(b, &s.subject).is_none())
                 .map(|s| (s.subject.as_str(), s))
                 .collect();
             sizing_line(&s.objective, scenario, &of, SIZING_TARGET_RPS)

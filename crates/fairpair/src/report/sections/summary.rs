@@ -107,6 +107,9 @@ pub enum Trust {
     /// Capacities from steps with no warm-up (`--quick`): a JIT-compiled server is measured cold, and its ratio to
     /// a compiled one would be the warm-up's, not the server's. The Capacity section keeps the steps.
     Cold,
+    /// A side's capacity windows measured its warm-up (its warm-up probe says so: why, named), so its capacity is
+    /// no figure to compare.
+    Warming(String),
     /// Every run of a side was left out (its reason, shortened).
     LeftOut(String),
     NotMeasured,
@@ -147,6 +150,7 @@ impl Answer {
                 format!("no ratio ({why}, and {side} says nothing)")
             }
             Trust::Cold => "no ratio (cold: --quick steps have no warm-up)".into(),
+            Trust::Warming(who) => format!("no ratio ({who}'s capacity windows measured its warm-up: see Warm-up)"),
             Trust::LeftOut(reason) => format!("left out: {reason}"),
             Trust::NotMeasured => "not measured".into(),
         }
@@ -303,6 +307,9 @@ fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns
     }
     let find = |name: &str| c.searches.iter().find(|s| s.subject == name && s.scenario == scenario);
     let (Some(sa), Some(sb)) = (find(other), find(base)) else { return none(Trust::NotMeasured) };
+    if let Some(s) = [sa, sb].into_iter().find(|s| crate::warmup::warming_in_windows(b, &s.subject).is_some()) {
+        return none(Trust::Warming(s.subject.clone()));
+    }
     let (x, y) = match (sa.capacity(), sb.capacity()) {
         (Some(x), Some(y)) => (x, y),
         (None, None) => {
