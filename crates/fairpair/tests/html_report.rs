@@ -112,7 +112,9 @@ fn expected(b: &Benchmark) -> Counts {
         // The capacity search: its capacities and its steps.
         + 2 * usize::from(b.capacity.is_some())
         // The decision section's table, when a subject that implements the API was measured.
-        + usize::from(base.is_some());
+        + usize::from(base.is_some())
+        // The warm-up probe: its table, and the per-second series folded below it.
+        + 2 * usize::from(!b.warmup_probes.is_empty());
     // One capacity chart per scenario searched.
     let mut searched: Vec<&str> =
         b.capacity.iter().flat_map(|c| c.searches.iter().map(|s| s.scenario.as_str())).collect();

@@ -118,7 +118,7 @@ fn every_result() -> Vec<PathBuf> {
 }
 
 /// The words a summary cell may use to say how far to trust its ratio; one of them in every cell.
-const TRUST: [&str; 9] = [
+const TRUST: [&str; 10] = [
     "(beyond the noise)",
     "(within the noise)",
     "(a lower bound: ",
@@ -128,6 +128,7 @@ const TRUST: [&str; 9] = [
     "(one run: noise not measured)",
     " says nothing)",
     "(cold: --quick steps have no warm-up)",
+    "capacity windows measured its warm-up",
 ];
 
 #[test]
@@ -149,7 +150,8 @@ fn every_report_opens_with_its_summary_and_every_verdict_says_how_far_to_trust_i
             .flat_map(|r| r.trim_matches('|').split(" | ").skip(1))
             .collect();
         assert!(!cells.is_empty(), "{}", file.display());
-        for cell in cells {
+        // A capacity is searched at one connection count: the other rows' capacity cells are "—", no figure.
+        for cell in cells.into_iter().filter(|c| c.trim() != "—") {
             assert!(TRUST.iter().any(|w| cell.contains(w)), "{}: {cell:?} says nothing of the noise", file.display());
         }
     }

@@ -149,6 +149,12 @@ impl Span {
 
     /// `15–16 cores`, `16 cores (either end of the bracket)`, `at most 4 cores`, with `fmt` writing a number.
     pub fn text(self, fmt: impl Fn(f64) -> String, unit: &str) -> String {
+        // "at most 1 core", not "1 cores": the plural's `s` goes when the highest figure reads as one.
+        let one = fmt(self.high()) == "1";
+        let unit = match (one, unit.strip_suffix('s')) {
+            (true, Some(single)) => single,
+            _ => unit,
+        };
         let text = match self {
             Span::Between(low, high) if fmt(low) == fmt(high) => {
                 format!("{} {unit} (either end of the bracket)", fmt(low))

@@ -283,9 +283,13 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
             },
             spread,
             share,
-            base_search
-                .filter(|o| [s, *o].iter().all(|x| c.unresolved(x).is_none()))
-                .map_or("—".into(), |o| ratio_to(s, o)),
+            match base_search.filter(|o| [s, *o].iter().all(|x| c.unresolved(x).is_none())) {
+                // Either side's windows measured a warm-up: the ratio would be the warm-up's (see the note).
+                Some(o) if [s, o].iter().any(|x| crate::warmup::warming_in_windows(b, &x.subject).is_some()) => {
+                    "— (warm-up, see below)".into()
+                }
+                o => o.map_or("—".into(), |o| ratio_to(s, o)),
+            },
             format!("{}/s ({})", thousands(s.upper_rps), s.upper_from),
             format!("{} ({})", s.steps.len(), s.steps.iter().filter(|st| !st.result.machine_idle).count()),
         ]);

@@ -437,6 +437,23 @@ fn notes(b: &Benchmark) -> Vec<String> {
         ));
     }
     out.extend(held_by_loader(b));
+    // A warm-up the measured runs did not cover is a caveat on every figure of that subject, so it comes before the
+    // machine's and the noise's.
+    let warming: Vec<&str> = b
+        .warmup_probes
+        .iter()
+        .filter(|p| p.coverage(b.settings.warmup_s) == crate::warmup::Coverage::Short)
+        .map(|p| p.subject.as_str())
+        .collect();
+    if !warming.is_empty() {
+        out.push(format!(
+            "The {} s warm-up did not cover the warm-up of {} (see *Warm-up*): {} measured figures include part of \
+             it, lower throughput and higher latency than a warm process gives.",
+            b.settings.warmup_s,
+            warming.join(" and "),
+            if warming.len() == 1 { "its" } else { "their" }
+        ));
+    }
     let busy: Vec<_> = b.runs.iter().filter(|r| !r.machine_idle).collect();
     if !busy.is_empty() {
         let worst = busy.iter().map(|r| r.other_cpu_percent).fold(0.0, f64::max);
