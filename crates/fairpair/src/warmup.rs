@@ -164,6 +164,12 @@ impl WarmupProbe {
     }
 }
 
+/// The subjects whose warm-up the measured runs' warm-up (`--warmup`) did not cover, by their probes.
+pub fn not_covered(b: &crate::schema::Benchmark) -> Vec<&str> {
+    let short = |p: &&WarmupProbe| p.coverage(b.settings.warmup_s) == Coverage::Short;
+    b.warmup_probes.iter().filter(short).map(|p| p.subject.as_str()).collect()
+}
+
 /// Why the capacity windows of `subject` measured its warm-up rather than its capacity, if its warm-up probe says so:
 /// each window starts a fresh server and discards only its first seconds, and where the probe's throughput over the
 /// seconds a window then measures was below [`WARMING_SHARE`] of the steady rate, the window's latency is the warm-up's

@@ -90,12 +90,7 @@ pub(crate) fn shape(doc: &mut Document, b: &Benchmark, preset: Preset) {
     doc.push(Block::Table(t));
     // The study measured its servers after millions of requests; a subject still warming up in the measured runs is
     // compared on figures the study's method did not have, which the reader must know before quoting a verdict.
-    let warming: Vec<&str> = b
-        .warmup_probes
-        .iter()
-        .filter(|p| p.coverage(b.settings.warmup_s) == crate::warmup::Coverage::Short)
-        .map(|p| p.subject.as_str())
-        .collect();
+    let warming = crate::warmup::not_covered(b);
     if !warming.is_empty() {
         doc.push(Block::Note(format!(
             "The measured runs of {} include part of its warm-up (see *Warm-up*), where the study's 5 million \

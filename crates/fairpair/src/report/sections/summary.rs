@@ -439,12 +439,7 @@ fn notes(b: &Benchmark) -> Vec<String> {
     out.extend(held_by_loader(b));
     // A warm-up the measured runs did not cover is a caveat on every figure of that subject, so it comes before the
     // machine's and the noise's.
-    let warming: Vec<&str> = b
-        .warmup_probes
-        .iter()
-        .filter(|p| p.coverage(b.settings.warmup_s) == crate::warmup::Coverage::Short)
-        .map(|p| p.subject.as_str())
-        .collect();
+    let warming = crate::warmup::not_covered(b);
     if !warming.is_empty() {
         out.push(format!(
             "The {} s warm-up did not cover the warm-up of {} (see *Warm-up*): {} measured figures include part of \
