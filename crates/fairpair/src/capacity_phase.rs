@@ -74,10 +74,12 @@ impl Searcher<'_, '_> {
     /// One step at `rate`: a run on a fresh server with a store sized for the rate.
     fn step(&self, tool: &dyn LoadTool, spec: &SubjectSpec, scenario: &Scenario, rate: f64) -> Result<StepResult> {
         let s = &self.cap.settings;
+        // A subject whose warm-up probe lengthened its warm-up (a JIT) warms up as long before each window.
+        let warmup_s = crate::warmup::capacity_warmup(self.runner.lengthened_warmup(&spec.name), s.warmup_s);
         let rec = self.runner.run(&RunSpec {
             tool,
-            max_users: step_store(spec, scenario, rate, s.warmup_s + s.step_s),
-            warmup_s: s.warmup_s,
+            max_users: step_store(spec, scenario, rate, warmup_s + s.step_s),
+            warmup_s,
             duration_s: s.step_s,
             rate: Some(rate),
             ..self.runner.spec(spec, scenario, s.connections)

@@ -94,6 +94,11 @@ impl Progress {
         self.bar.inc(more);
     }
 
+    /// The plan grew by `seconds` once it started (a subject's warm-up was lengthened): so does the bar.
+    pub fn lengthen(&self, seconds: f64) {
+        self.bar.set_length(self.bar.length().unwrap_or(0) + ticks(seconds));
+    }
+
     fn ticks_of(&self, phase: Phase, runs: usize) -> u64 {
         let each = match phase {
             Phase::Load => self.per_run.load,
@@ -230,7 +235,10 @@ pub fn preflight(r: &Preflight, e: &Estimate) -> Vec<String> {
 pub fn warmup_probe_line(p: &WarmupProbe, warmup_s: u64) -> String {
     let when = match p.seconds_to_steady {
         Some(s) => format!("steady after {s} s"),
-        None => format!("not steady within the {} s probe", p.per_second_rps.len()),
+        None => match p.warm_after() {
+            Some(w) => format!("not steady within the {} s probe but warm after {w} s", p.per_second_rps.len()),
+            None => format!("not steady within the {} s probe", p.per_second_rps.len()),
+        },
     };
     let covered = match p.coverage(warmup_s) {
         Coverage::Covered => format!("the {warmup_s} s warm-up covers it"),
@@ -249,12 +257,12 @@ pub fn warmup_probe_line(p: &WarmupProbe, warmup_s: u64) -> String {
     )
 }
 
-/// A subject needs a longer warm-up than the measured runs have: what to pass next time (the same for every
-/// subject, as every argument is).
-pub fn warmup_short_line(needed: u64, warmup_s: u64) -> String {
+/// A subject's warm-up was lengthened by its probe: for how long, and what it adds to the run.
+pub fn warmup_lengthened_line(subject: &str, warmup_s: u64, plan_s: u64, more_s: f64) -> String {
     format!(
-        "warm-up probe: the {warmup_s} s warm-up of the measured runs is shorter than a subject's time to steady; \
-         --warmup {needed} would cover every subject (the report says which figures it affects)"
+        "warm-up probe: {subject}'s runs and capacity windows will warm up for {warmup_s} s instead of {plan_s} s (no \
+         figure counts a warm-up; the other subjects keep theirs): about {} more",
+        crate::text::minutes(more_s)
     )
 }
 
@@ -289,10 +297,12 @@ mod tests {
         let busy = WarmupProbe { other_cpu_percent: 80.0, seconds_to_steady: None, ..p };
         assert_eq!(
             warmup_probe_line(&busy, 5),
-            "warm-up probe of java: not steady within the 12 s probe at 10,000 requests/s (first second 1,000); \
-             whether the 5 s warm-up covers it cannot be told; the machine was busy (other processes 80 %)"
+            "warm-up probe of java: not steady within the 12 s probe but warm after 3 s at 10,000 requests/s (first \
+             second 1,000); the 5 s warm-up covers it; the machine was busy (other processes 80 %)"
         );
-        assert!(warmup_short_line(9, 5).contains("--warmup 9 would cover every subject"));
+        let noisy = WarmupProbe { per_second_rps: [busy.per_second_rps.clone(), vec![5000.0]].concat(), ..busy };
+        assert!(warmup_probe_line(&noisy, 5).contains("whether the 5 s warm-up covers it cannot be told"));
+        assert!(warmup_lengthened_line("java", 25, 5, 610.0).contains("warm up for 25 s instead of 5 s"));
     }
 
     #[test]

@@ -407,17 +407,26 @@ impl<'a> Execution<'a> {
             };
             match self.runner.series(&run, seconds) {
                 Ok(series) => {
-                    let p = crate::warmup::probe_record(&spec.name, &scenario.name, connections, series);
+                    let mut p = crate::warmup::probe_record(&spec.name, &scenario.name, connections, series);
                     self.progress.println(console::warmup_probe_line(&p, plan.settings.warmup_s));
+                    p.warmup_s = crate::warmup::extended_warmup(&p, plan.settings.warmup_s);
+                    if let Some(w) = p.warmup_s {
+                        let more = plan.lengthened_warmup_seconds(&spec.name, w);
+                        self.progress.println(console::warmup_lengthened_line(
+                            &spec.name,
+                            w,
+                            plan.settings.warmup_s,
+                            more,
+                        ));
+                        self.progress.lengthen(more);
+                        self.runner.lengthen_warmup(&spec.name, w);
+                    }
                     self.bench.warmup_probes.push(p);
                 }
                 Err(e) => self.failed(spec, Some(scenario), Some(connections), e.context("warm-up probe")),
             }
             self.save();
             self.progress.ran(Phase::WarmupProbe, 1);
-        }
-        if let Some(needed) = crate::warmup::warmup_needed(&self.bench.warmup_probes, plan.settings.warmup_s) {
-            self.progress.println(console::warmup_short_line(needed, plan.settings.warmup_s));
         }
     }
 

@@ -77,6 +77,8 @@ pub struct Runner<'a> {
     post_max_users: u64,
     /// On two hosts, the loader's interface to the server host: each run records its byte counters.
     interface: Option<String>,
+    /// The warm-up of the subjects whose warm-up probe lengthened it (`crate::warmup::extended_warmup`), by name.
+    warmups: BTreeMap<String, u64>,
 }
 
 /// What a warm-up probe's load measured (see [`Runner::series`]).
@@ -231,6 +233,7 @@ impl<'a> Runner<'a> {
             post_max_users: Calibration::default().post_max_users(),
             calibration: Calibration::default(),
             interface: None,
+            warmups: BTreeMap::new(),
         }
     }
 
@@ -252,7 +255,18 @@ impl<'a> Runner<'a> {
         Runner { post_max_users: calibration.post_max_users(), calibration, ..self }
     }
 
-    /// A [`RunSpec`] of the plan's closed-loop tool, with the plan's warm-up and duration and no memory readings.
+    /// From now on, `subject`'s runs warm up for `seconds` (its warm-up probe said the plan's was too short).
+    pub fn lengthen_warmup(&mut self, subject: &str, seconds: u64) {
+        self.warmups.insert(subject.to_string(), seconds);
+    }
+
+    /// The warm-up of `subject`'s runs when its probe lengthened it.
+    pub fn lengthened_warmup(&self, subject: &str) -> Option<u64> {
+        self.warmups.get(subject).copied()
+    }
+
+    /// A [`RunSpec`] of the plan's closed-loop tool, with the plan's warm-up (or the subject's lengthened one) and
+    /// duration and no memory readings.
     pub fn spec<'s>(&'s self, subject: &'s SubjectSpec, scenario: &'s Scenario, connections: u32) -> RunSpec<'s> {
         RunSpec {
             subject,
@@ -260,7 +274,7 @@ impl<'a> Runner<'a> {
             tool: self.tool.as_ref(),
             scenario,
             connections,
-            warmup_s: self.plan.settings.warmup_s,
+            warmup_s: self.lengthened_warmup(&subject.name).unwrap_or(self.plan.settings.warmup_s),
             duration_s: self.plan.settings.duration_s,
             rate: None,
             memory_after: None,

@@ -6,7 +6,11 @@
 //! A JIT (the JVM's C1 then C2, V8's Sparkplug then TurboFan) compiles the hot paths while the first requests are
 //! served, so a fresh process answers slower for a while; a compiled server is at its speed from the first second.
 //! The measured runs throw away `warmup_s` seconds of load on each fresh process: a subject whose time to steady is
-//! longer has part of its warm-up inside its measured figures.
+//! longer would have part of its warm-up inside its measured figures. So the probe lengthens that subject's warm-up,
+//! and only that subject's ([`extended_warmup`]): a warm-up is load that no figure counts, so the windows every
+//! subject is measured over stay the same, and a JVM's capacity windows, each on a fresh process, measure the JVM
+//! rather than its compiler. Lengthening every subject's warm-up would add the same seconds to the 80-odd fresh
+//! processes of a default run (half an hour more) and change nothing the others' figures show.
 
 use crate::measure::Series;
 use crate::schema::WarmupProbe;
@@ -67,8 +71,26 @@ impl WarmupProbe {
             Some(_) => Coverage::Short,
             // Not steady, but plainly still rising after the warm-up (a JVM's JIT): short, not unknown.
             None if self.rising_after(warmup_s).is_some() => Coverage::Short,
+            // Not steady by the 5 % rule (a noisy end), but warm from within the warm-up on: covered.
+            None if self.warm_after().is_some_and(|w| w <= warmup_s) => Coverage::Covered,
             None => Coverage::Unknown,
         }
+    }
+
+    /// Seconds until every later second of the probe serves at least [`RISING_SHARE`] of the steady rate: when a
+    /// subject is warm, a looser mark than steady (a JVM's last seconds move by more than 5 % once compiled, with its
+    /// collector and its compiler's late work). `None` when that stretch does not reach back over the whole last
+    /// third, as for steady: the steady rate is read from it.
+    pub fn warm_after(&self) -> Option<u64> {
+        let warm = |rps: f64| self.steady_rps > 0.0 && rps >= RISING_SHARE * self.steady_rps;
+        let series = &self.per_second_rps;
+        let start = series.iter().rposition(|&rps| !warm(rps)).map_or(0, |last_cold| last_cold + 1);
+        (start <= series.len() - last_third(series.len()) && !series.is_empty()).then_some(start as u64)
+    }
+
+    /// The warm-up its runs had: the probe's lengthened one, or else the plan's `warmup_s`.
+    pub fn applied_warmup(&self, warmup_s: u64) -> u64 {
+        self.warmup_s.unwrap_or(warmup_s)
     }
 
     /// Its mean throughput between `warmup_s` and the probe's last third, when that is below [`RISING_SHARE`] of
@@ -95,34 +117,48 @@ impl WarmupProbe {
         self.per_second_rps.first().copied().unwrap_or(0.0)
     }
 
-    /// One sentence on whether the warm-up of the measured runs covers this subject's time to steady, and where it
-    /// does not, what that does to its figures.
+    /// One sentence on whether the warm-up of its measured runs (the plan's `warmup_s`, or the probe's lengthened one)
+    /// covers this subject's time to steady, and where it does not, what that does to its figures.
     pub fn sentence(&self, warmup_s: u64) -> String {
         let bias = match self.bias() {
             Bias::Low => "lower throughput (and higher latency) than its steady state",
             Bias::High => "higher throughput than its steady state",
         };
         let (name, probe) = (&self.subject, self.per_second_rps.len());
-        let finding = match (self.coverage(warmup_s), self.seconds_to_steady) {
-            (Coverage::Covered, Some(s)) => format!(
-                "{name} is steady after {s} s, within the {warmup_s} s warm-up of the measured runs: the warm-up \
-                 covers it."
+        let applied = self.applied_warmup(warmup_s);
+        let of_runs = match self.warmup_s {
+            Some(w) => format!(
+                "the {w} s warm-up its measured runs and capacity windows had (lengthened from {warmup_s} s for it \
+                 by this probe)"
+            ),
+            None => format!("the {warmup_s} s warm-up of the measured runs"),
+        };
+        let finding = match (self.coverage(applied), self.seconds_to_steady) {
+            (Coverage::Covered, Some(s)) => {
+                format!("{name} is steady after {s} s, within {of_runs}: the warm-up covers it.")
+            }
+            (Coverage::Covered, None) => format!(
+                "{name} served at least {:.0} % of its steady {}/s from second {} on (its last seconds still moved by \
+                 more than 5 %, so not steady by that rule), within {of_runs}: the warm-up covers it.",
+                RISING_SHARE * 100.0,
+                thousands(self.steady_rps),
+                self.warm_after().unwrap_or_default() + 1
             ),
             (Coverage::Short, Some(s)) => format!(
-                "{name} is steady only after {s} s, longer than the {warmup_s} s warm-up of the measured runs: its \
-                 measured figures include part of its warm-up, which biases them towards {bias}."
+                "{name} is steady only after {s} s, longer than {of_runs}: its measured figures include part of its \
+                 warm-up, which biases them towards {bias}."
             ),
             (Coverage::Short, None) => format!(
-                "{name} was still warming up after the {warmup_s} s warm-up of the measured runs: between it and the \
-                 probe's last third it served {}/s on average, against {}/s steady (and it was not steady within the \
-                 {probe} s probe): its measured figures include part of its warm-up, which biases them towards {bias}.",
-                thousands(self.rising_after(warmup_s).unwrap_or_default()),
+                "{name} was still warming up after {of_runs}: between it and the probe's last third it served {}/s on \
+                 average, against {}/s steady (and it was not steady within the {probe} s probe): its measured \
+                 figures include part of its warm-up, which biases them towards {bias}.",
+                thousands(self.rising_after(applied).unwrap_or_default()),
                 thousands(self.steady_rps)
             ),
-            _ => format!(
+            (Coverage::Unknown, _) => format!(
                 "{name} was not steady within the {probe} s probe (its last seconds still moved by more than 5 %: a \
-                 warm-up still going on, or noise), so whether the {warmup_s} s warm-up of the measured runs covers \
-                 it cannot be told from this run; if it is a warm-up, its measured figures lean towards {bias}."
+                 warm-up still going on, or noise), so whether {of_runs} covers it cannot be told from this run; if \
+                 it is a warm-up, its measured figures lean towards {bias}."
             ),
         };
         match self.busy() {
@@ -164,10 +200,23 @@ impl WarmupProbe {
     }
 }
 
-/// The subjects whose warm-up the measured runs' warm-up (`--warmup`) did not cover, by their probes.
+/// The subjects whose warm-up their measured runs' warm-up did not cover, by their probes.
 pub fn not_covered(b: &crate::schema::Benchmark) -> Vec<&str> {
-    let short = |p: &&WarmupProbe| p.coverage(b.settings.warmup_s) == Coverage::Short;
+    let short = |p: &&WarmupProbe| p.coverage(p.applied_warmup(b.settings.warmup_s)) == Coverage::Short;
     b.warmup_probes.iter().filter(short).map(|p| p.subject.as_str()).collect()
+}
+
+/// The warm-up a subject's runs need instead of the plan's `warmup_s`, by its probe: its time to steady, or to warm
+/// when its end is too noisy to be steady, or the whole probe when it was still rising at its end; rounded up to
+/// whole 5 seconds, so that a second of noise does not decide the figure. `None` when the plan's covers it (or the
+/// probe cannot tell: a noisy series that never rose is no reason to lengthen anything).
+pub fn extended_warmup(p: &WarmupProbe, warmup_s: u64) -> Option<u64> {
+    if p.coverage(warmup_s) != Coverage::Short {
+        return None;
+    }
+    let probe_s = p.per_second_rps.len() as u64;
+    let needed = p.seconds_to_steady.or_else(|| p.warm_after()).unwrap_or(probe_s);
+    Some(needed.div_ceil(5).max(1) * 5).filter(|&w| w > warmup_s)
 }
 
 /// Why the capacity windows of `subject` measured its warm-up rather than its capacity, if its warm-up probe says so:
@@ -177,22 +226,31 @@ pub fn not_covered(b: &crate::schema::Benchmark) -> Vec<&str> {
 pub fn warming_in_windows(b: &crate::schema::Benchmark, subject: &str) -> Option<String> {
     let c = b.capacity.as_ref()?;
     let probe = b.warmup_probes.iter().find(|p| p.subject == subject)?;
-    let during = probe.mean_over(c.settings.warmup_s, c.settings.step_s)?;
+    let warmup_s = capacity_warmup(probe.warmup_s, c.settings.warmup_s);
+    let during = probe.mean_over(warmup_s, c.settings.step_s)?;
     (during < WARMING_SHARE * probe.steady_rps).then(|| {
         format!(
             "{subject}'s capacity windows measured its warm-up: in the warm-up probe, a fresh {subject} served {}/s over \
-             the seconds a window measures (after its {} s warm-up), against {}/s steady",
+             the seconds a window measures (after its {warmup_s} s warm-up), against {}/s steady",
             thousands(during),
-            c.settings.warmup_s,
             thousands(probe.steady_rps)
         )
     })
 }
 
-/// The warm-up that would cover every probed subject's time to steady: the longest, when it is longer than
-/// `warmup_s` (`None` when the warm-up covers them all, or none was steady within its probe).
+/// The warm-up of a subject's capacity windows: the search's own (`warmup_s`, a second), or the longer one its probe
+/// gave its runs.
+pub fn capacity_warmup(lengthened: Option<u64>, warmup_s: u64) -> u64 {
+    lengthened.map_or(warmup_s, |w| w.max(warmup_s))
+}
+
+/// The warm-up that would cover every probed subject's time to steady, when a subject's runs had a shorter one
+/// (`None` when the warm-up covers them all, or none was steady within its probe). Since the probe lengthens a
+/// short warm-up by itself, only a file written before it did can need this.
 pub fn warmup_needed(probes: &[WarmupProbe], warmup_s: u64) -> Option<u64> {
-    probes.iter().filter_map(|p| p.seconds_to_steady).max().filter(|&s| s > warmup_s)
+    let short = |p: &&WarmupProbe| p.coverage(p.applied_warmup(warmup_s)) == Coverage::Short;
+    let needed = probes.iter().filter(short).filter_map(|p| p.seconds_to_steady).max();
+    needed.filter(|&s| s > warmup_s)
 }
 
 /// A probe's record from its per-second series (`measure::Runner::series`).
@@ -208,6 +266,7 @@ pub fn probe_record(subject: &str, scenario: &str, connections: u32, series: Ser
         per_second_rps: series.per_second_rps,
         machine_idle: series.machine_idle,
         other_cpu_percent: series.other_cpu_percent,
+        warmup_s: None,
     }
 }
 
@@ -235,10 +294,18 @@ mod tests {
             24878.0, 28773.0, 27940.0, 27965.0, 32081.0, 34674.0, 33887.0, 39949.0, 51845.0, 50942.0, 55441.0, 55772.0,
             54726.0, 54038.0, 52607.0, 47889.0, 50826.0, 47815.0,
         ];
-        let p = probe(java);
+        let mut p = probe(java);
         assert_eq!((p.seconds_to_steady, p.coverage(5)), (None, Coverage::Short));
         assert!(p.sentence(5).contains("was still warming up after the 5 s warm-up"), "{}", p.sentence(5));
         assert!(p.mean_over(1, 4).unwrap() < WARMING_SHARE * p.steady_rps);
+        // Not steady by the 5 % rule, but at 90 % of its steady rate from the 21st second on: its runs get 20 s,
+        // which covers it, and a capacity window after them measures the compiled JVM.
+        assert_eq!((p.warm_after(), extended_warmup(&p, 5)), (Some(20), Some(20)));
+        p.warmup_s = Some(20);
+        assert_eq!((p.applied_warmup(5), p.coverage(20), capacity_warmup(p.warmup_s, 1)), (20, Coverage::Covered, 20));
+        assert!(p.mean_over(20, 4).unwrap() >= WARMING_SHARE * p.steady_rps);
+        assert!(p.sentence(5).contains("from second 21 on"), "{}", p.sentence(5));
+        assert!(p.sentence(5).contains("(lengthened from 5 s for it by this probe)"), "{}", p.sentence(5));
         let node = vec![
             71401.0, 89712.0, 88795.0, 85941.0, 92717.0, 94997.0, 99057.0, 97303.0, 96912.0, 96545.0, 95833.0, 96900.0,
             97177.0, 95491.0, 96669.0, 97666.0, 93937.0, 83409.0, 100128.0, 97756.0, 97411.0, 98581.0, 97886.0,
@@ -246,6 +313,7 @@ mod tests {
         ];
         let p = probe(node);
         assert_eq!((p.seconds_to_steady, p.coverage(5)), (None, Coverage::Unknown));
+        assert_eq!(extended_warmup(&p, 5), None, "noise is no reason to lengthen a warm-up");
         assert!(p.mean_over(1, 4).unwrap() >= WARMING_SHARE * p.steady_rps);
     }
 
@@ -295,7 +363,9 @@ mod tests {
         let s: Vec<f64> = (0..30).map(|i| 1000.0 * 1.03f64.powi(i)).collect();
         assert_eq!(seconds_to_steady(&s, steady_rps(&s).unwrap()), None);
         let p = probe(s);
-        assert_eq!((p.coverage(600), p.bias()), (Coverage::Unknown, Bias::Low));
+        assert_eq!((p.coverage(600), p.bias(), p.warm_after()), (Coverage::Unknown, Bias::Low, None));
+        // Still rising after a 5 s warm-up and never warm: the whole probe.
+        assert_eq!((p.coverage(5), extended_warmup(&p, 5)), (Coverage::Short, Some(30)));
         assert!(p.sentence(5).contains("was not steady within the 30 s probe"), "{}", p.sentence(5));
         assert_eq!(steady_rps(&[]), None);
         assert_eq!(seconds_to_steady(&[], 0.0), None);

@@ -46,6 +46,20 @@ impl Plan {
             minutes(e.capacity),
             minutes(e.memory)
         );
+        // The probe may lengthen a subject's warm-up once it has run: the most that can add, per such subject.
+        let most = |p: super::WarmupProbePlan| {
+            let each = p.subjects.iter().map(|s| self.lengthened_warmup_seconds(&s.name, self.settings.warmup_probe_s));
+            each.max_by(f64::total_cmp).unwrap_or(0.0)
+        };
+        if let Some(more) = plan.warmup_probe().map(most).filter(|&m| m > 0.0) {
+            eprintln!(
+                "fairpair: a probed subject still warming up after {} s gets a longer warm-up on its runs and capacity \
+                 windows (at most the probe's {} s): up to {} more for each, said when the probe is over",
+                plan.settings.warmup_s,
+                plan.settings.warmup_probe_s,
+                minutes(more)
+            );
+        }
         if let Some(c) = &plan.capacity {
             eprintln!(
                 "fairpair: capacity at {} for {}: {} % resolution, {} s windows, up to {} a rate and {} a search",
@@ -108,6 +122,22 @@ impl Plan {
     /// Memory runs start a fresh process each, so a running service (`--subject NAME=http://…`) has none.
     pub fn memory_runs(&self) -> usize {
         self.subjects.iter().filter(|s| s.started_by_harness()).count() * self.settings.memory_repeats as usize
+    }
+
+    /// The seconds a longer warm-up of `subject` (`warmup_s` seconds instead of the plan's) adds to the run: on each
+    /// of its closed-loop and open-loop runs, and on each capacity window of its searches, at their cap of steps.
+    pub fn lengthened_warmup_seconds(&self, subject: &str, warmup_s: u64) -> f64 {
+        let Some(index) = self.subjects.iter().position(|s| s.name == subject) else { return 0.0 };
+        let cells = self.cells.iter().filter(|c| c.subjects.contains(&index)).count();
+        let open_loop = if self.open_loop_runs() > 0 { self.settings.open_loop_fractions.len() } else { 0 };
+        let runs = cells * self.settings.repeats as usize + open_loop;
+        let load = warmup_s.saturating_sub(self.settings.warmup_s) as f64 * runs as f64;
+        let capacity = self.capacity.as_ref().map_or(0.0, |c| {
+            let searches = c.searches(self).iter().filter(|(s, _)| s.name == subject).count();
+            let more = warmup_s.saturating_sub(c.settings.warmup_s) as f64;
+            more * (searches * c.settings.max_steps) as f64
+        });
+        load + capacity
     }
 
     /// Warm-up probes: one fresh process per probed subject.
@@ -292,6 +322,11 @@ mod tests {
         let names: Vec<String> = p.warmup_probe().unwrap().subjects.iter().map(|s| s.name.clone()).collect();
         assert_eq!(names, ["rust", "java"]);
         // Without a JVM, off unless asked for.
+        // A lengthened warm-up costs its extra seconds on each of the subject's runs and capacity windows.
+        let p = plan(&["--subjects", "rust,java"]).unwrap();
+        let steps = p.capacity.as_ref().unwrap().settings.max_steps as f64;
+        assert_eq!(p.lengthened_warmup_seconds("java", 25), 20.0 * 12.0 + 24.0 * 2.0 * steps);
+        assert_eq!((p.lengthened_warmup_seconds("java", 1), p.lengthened_warmup_seconds("go", 25)), (0.0, 0.0));
         assert!(plan(&["--subjects", "rust,node"]).unwrap().warmup_probe().is_none());
         // Off: with 0, under --quick, and with --capacity-only; on again when --quick is given a length.
         for words in [&["--warmup-probe", "0"][..], &["--quick"], &["--capacity-only"]] {

@@ -131,6 +131,11 @@ pub struct WarmupProbe {
     /// (a busy machine's noise can keep a series from settling).
     pub machine_idle: bool,
     pub other_cpu_percent: f64,
+    /// The warm-up this subject's closed-loop runs, open-loop runs and capacity windows had instead of the plan's,
+    /// because its probe found it still warming up after the plan's (`None`: the plan's). Absent from files written
+    /// before the probe lengthened a warm-up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_s: Option<u64>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
