@@ -121,7 +121,11 @@ fn sized(b: &Benchmark, subject: &str, scenario: &str, used: u32, gib: Option<f6
         None => cores_of(b.capacity.as_ref(), search, used, inputs.traffic()),
     };
     let cost = cores.as_ref().ok().and_then(|c| monthly_cost(*c, gib?, inputs.core_price, inputs.memory_price));
+    // The p50 at the capacity only where that capacity sized cores: a search that measured a warm-up, a bound the
+    // loader set or no capacity at all has no rate that means "this subject, as loaded as it can be at the
+    // objective", so its p50 there is no server's own time; the closed-loop p50 at the lowest count is.
     let p50 = search
+        .filter(|_| cores.is_ok())
         .and_then(capacity_p50)
         .map(|v| (v, LatencySource::Capacity))
         .or_else(|| lowest.map(|s| (s.p50_ms.median, LatencySource::ClosedLoop { connections: s.connections })));

@@ -113,3 +113,19 @@ fn the_sentence_names_the_figures_and_the_bounds() {
     let s = super::advice::sentence(&slower, 20_000.0);
     assert!(s.contains("3.0 % more of a user's wait") && !s.contains("-3.0"), "{s}");
 }
+
+/// The bombardier run on this project's machine: java's capacity windows measured its warm-up, so it is not sized,
+/// and its server's own time is its closed-loop p50, not the p50 of a warm-up at its "capacity"; node, sized, keeps
+/// the p50 of its windows at its capacity.
+#[test]
+fn a_subject_not_sized_takes_its_server_time_from_the_closed_loop() {
+    let text = include_str!("../../../../docs/results/epyc-2vcpu-d/bombardier/benchmark.json");
+    let b: crate::schema::Benchmark = serde_json::from_str(text).unwrap();
+    let rows = rows(&b, &Inputs::default());
+    let of = |name: &str| rows.iter().find(|r| r.subject == name).unwrap().sizings[0].clone();
+    let java = of("java");
+    assert!(java.cores.as_ref().is_err_and(|why| why.contains("warm-up")), "{:?}", java.cores);
+    assert!(matches!(java.p50, Some((_, LatencySource::ClosedLoop { connections: 50 }))), "{:?}", java.p50);
+    let node = of("node");
+    assert!(node.cores.is_ok() && matches!(node.p50, Some((_, LatencySource::Capacity))), "{:?}", node.p50);
+}
