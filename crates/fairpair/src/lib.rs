@@ -54,6 +54,7 @@ pub mod plan;
 pub mod preflight;
 pub mod presets;
 pub mod procstat;
+pub mod profile;
 pub mod report;
 pub mod runtimes;
 pub mod schema;

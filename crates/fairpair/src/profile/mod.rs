@@ -1,0 +1,11 @@
+//! Where the time goes: the profiled runs (apart from the measured ones), and what their samples and runtime logs
+//! say about each subject's CPU per request.
+//!
+//! - `parts.rs` — a folded stack's samples sorted into a few named parts that hold across stacks (kernel, HTTP,
+//!   JSON, the application, memory management, the runtime, other), by one rule table per language
+//!   (`rules/*.tsv`, data).
+//! - `pauses.rs` — each runtime's own account of its pauses (Node's `--trace-gc`, Go's `gctrace`, the JVM's
+//!   `-Xlog:gc`) and Node's event-loop delay, read for the profiled window only.
+
+pub mod parts;
+pub mod pauses;
