@@ -61,3 +61,56 @@ mod tests {
         assert_eq!(minutes(600.0), "10 min 00 s");
     }
 }
+
+/// A recorded command or program path as a report shows it: a path inside the checkout it ran in is written from
+/// the checkout (`target/release/users-server`, not `/home/me/fairpair/target/release/users-server`), and another
+/// path under a home or a work folder by its file name (`…/users-server-go`). `benchmark.json` keeps what was run;
+/// the report, which is committed and read elsewhere, names no folder of the machine it ran on.
+pub fn portable_command(command: &str) -> String {
+    command.split(' ').map(portable_word).collect::<Vec<_>>().join(" ")
+}
+
+/// Folders a checkout of this repository has at its top, that a recorded path goes through.
+const CHECKOUT_FOLDERS: [&str; 5] = ["/target/", "/servers-node/", "/servers-go/", "/servers-java/", "/tools/"];
+/// Where homes and work folders are: a path under them names someone's machine.
+const PERSONAL_ROOTS: [&str; 4] = ["/root/", "/home/", "/work/", "/Users/"];
+
+fn portable_word(word: &str) -> String {
+    // A path may follow a quote and a `NAME=` (a `--subject 'name=/path/to/program …'` of a recorded command line).
+    let Some(start) = word.find('/') else { return word.to_owned() };
+    let (lead, path) = word.split_at(start);
+    let lead_ok = lead
+        .trim_start_matches(['\'', '"'])
+        .strip_suffix('=')
+        .is_none_or(|name| !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_'));
+    if !lead_ok || !(lead.is_empty() || lead.ends_with(['=', '\'', '"'])) {
+        return word.to_owned();
+    }
+    let portable = match CHECKOUT_FOLDERS.iter().filter_map(|f| path.find(f)).min() {
+        Some(at) => path[at + 1..].replace("release/../", "").replace("debug/../", ""),
+        None if PERSONAL_ROOTS.iter().any(|r| path.starts_with(r)) => {
+            format!("…/{}", path.rsplit('/').next().unwrap_or(path))
+        }
+        None => return word.to_owned(),
+    };
+    format!("{lead}{portable}")
+}
+
+#[cfg(test)]
+mod portable_tests {
+    use super::portable_command;
+
+    #[test]
+    fn a_checkouts_paths_are_written_from_the_checkout_and_a_homes_by_file_name() {
+        let c = "/work/x/target/release/users-server --host 127.0.0.1 --port '{port}'";
+        assert_eq!(portable_command(c), "target/release/users-server --host 127.0.0.1 --port '{port}'");
+        let j = "java -jar /home/me/f/target/release/../java/users-server-java.jar --workers 1";
+        assert_eq!(portable_command(j), "java -jar target/java/users-server-java.jar --workers 1");
+        assert_eq!(portable_command("/work/go119/users-server-go --port 1"), "…/users-server-go --port 1");
+        assert_eq!(portable_command("/usr/bin/wrk -t1 /tmp/get.lua"), "/usr/bin/wrk -t1 /tmp/get.lua");
+        assert_eq!(portable_command("node servers-node/server.js"), "node servers-node/server.js");
+        let s = "--subject 'go119=/work/go119/users-server-go --port {port}'";
+        assert_eq!(portable_command(s), "--subject 'go119=…/users-server-go --port {port}'");
+        assert_eq!(portable_command("a/b=/work/x"), "a/b=/work/x");
+    }
+}

@@ -5,7 +5,7 @@ use crate::report::document::{Align, Block, Document, Table};
 use crate::report::format::cpu_list;
 use crate::schema::{Benchmark, CapacityBasis, CaseScope, SubjectKind, VerificationStatus};
 use crate::summary::cell_capacity;
-use crate::text::{count, thousands};
+use crate::text::{count, portable_command, thousands};
 
 pub(crate) fn environment(doc: &mut Document, b: &Benchmark) {
     doc.heading(2, "Environment");
@@ -35,7 +35,7 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
         row("go", go.clone());
     }
     if let Some(jvm) = &e.java {
-        row("java", format!("{} (`{}`)", jvm.version, jvm.program));
+        row("java", format!("{} (`{}`)", jvm.version, portable_command(&jvm.program)));
         // What the JVM chose by itself, for each CPU count it was told: the figures depend on it.
         for choice in &jvm.ergonomics {
             row(&format!("JVM on {}", count(u64::from(choice.cpus), "CPU")), crate::java::describe(choice));
@@ -58,7 +58,9 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
 /// it by `crate::node`'s rule).
 fn node_row(e: &crate::schema::Environment) -> String {
     match (&e.node_program, e.node_source) {
-        (Some(program), Some(source)) => format!("{} (`{program}`: {})", e.node, source.describe()),
+        (Some(program), Some(source)) => {
+            format!("{} (`{}`: {})", e.node, portable_command(program), source.describe())
+        }
         _ => e.node.clone(),
     }
 }
@@ -201,7 +203,7 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
         s.memory_repeats, s.memory_settle_ms, s.memory_duration_s, s.memory_connections
     ));
     // Quoted as a shell would need it, so that the line can be pasted back (`--subject mine='python3 mine.py {port}'`).
-    items.push(format!("Command: `{}`", crate::tools::shell_words(&s.argv)));
+    items.push(format!("Command: `{}`", portable_command(&crate::tools::shell_words(&s.argv))));
     doc.list(items);
 }
 
@@ -340,7 +342,11 @@ pub(crate) fn subjects_section(doc: &mut Document, b: &Benchmark) {
             CaseScope::Every => "",
         };
         let notes: String = v.notes.iter().map(|n| format!("; {n}")).collect();
-        t.row(vec![sub.name.clone(), format!("`{}`", sub.command), format!("{contract}{scope}{notes}")]);
+        t.row(vec![
+            sub.name.clone(),
+            format!("`{}`", portable_command(&sub.command)),
+            format!("{contract}{scope}{notes}"),
+        ]);
     }
     doc.push(Block::Table(t));
 }
@@ -356,16 +362,19 @@ pub(crate) fn commands(doc: &mut Document, b: &Benchmark) {
             continue;
         }
         seen.push(key);
-        items.push(format!("{} at {} connections: `{}`", r.scenario, r.connections, r.command));
+        items.push(format!("{} at {} connections: `{}`", r.scenario, r.connections, portable_command(&r.command)));
     }
     if let Some(r) = b.open_loop.first() {
         items.push(format!(
             "open loop ({} at {} connections, {:.0} requests/s): `{}`",
-            r.scenario, r.connections, r.asked_rps, r.command
+            r.scenario,
+            r.connections,
+            r.asked_rps,
+            portable_command(&r.command)
         ));
     }
     if let Some(r) = b.memory.first() {
-        items.push(format!("memory phase load: `{}`", r.load_command));
+        items.push(format!("memory phase load: `{}`", portable_command(&r.load_command)));
     }
     folded(doc, &count(items.len() as u64, "command"), |doc| doc.list(items));
     for sc in &b.scenarios {
