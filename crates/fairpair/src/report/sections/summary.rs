@@ -508,18 +508,26 @@ fn held_by_loader(b: &Benchmark) -> Vec<String> {
         if held.is_empty() {
             continue;
         }
-        let kind = if held.iter().any(|s| s.loader_limited) { "loader-limited" } else { "loader-bound" };
-        // Each cell with its own median: one figure for all of them (the highest) was quoted beside cells that
-        // measured far less.
-        let cells: Vec<String> = held
-            .iter()
-            .map(|s| format!("{} {} ({}/s)", s.scenario, s.connections, thousands(s.requests_per_sec.median)))
+        // Each cell with its own median and its own word: a cell that was loader-bound in a run is not
+        // loader-limited, and one word for the subject put "loader-limited" beside cells that were not.
+        let cells = |limited: bool| -> Vec<String> {
+            held.iter()
+                .filter(|s| s.loader_limited == limited)
+                .map(|s| format!("{} {} ({}/s)", s.scenario, s.connections, thousands(s.requests_per_sec.median)))
+                .collect()
+        };
+        let parts: Vec<String> = [(true, "loader-limited"), (false, "loader-bound")]
+            .into_iter()
+            .filter_map(|(limited, word)| {
+                let at = cells(limited);
+                (!at.is_empty()).then(|| format!("{word} at {}", at.join(", ")))
+            })
             .collect();
-        let those = if cells.len() == 1 { "that figure is" } else { "those figures are" };
+        let those = if held.len() == 1 { "that figure is" } else { "those figures are" };
         out.push(format!(
-            "{} is {kind} at {}: {those} the loader's, not the server's (bounds, not ratios).",
+            "{} is {}: {those} the loader's, not the server's (bounds, not ratios).",
             subject.name,
-            cells.join(", ")
+            parts.join(", and ")
         ));
     }
     out
