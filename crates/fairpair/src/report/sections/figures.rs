@@ -146,7 +146,14 @@ pub(crate) fn open_loop(doc: &mut Document, b: &Benchmark) {
     use Align::{Left, Right};
     doc.heading(2, "Open-loop latency at fixed rates (ms)");
     if b.open_loop.is_empty() {
-        doc.paragraph("Not measured (see *Skipped*).");
+        // By default the capacity search runs instead of fixed rates, and *Skipped* then says nothing of them: the
+        // section must say why itself.
+        doc.paragraph(if b.capacity.is_some() && b.settings.open_loop_fractions.is_empty() {
+            "Not run: by default the capacity search (see *Capacity at …*) loads every subject at fixed rates instead; \
+             `--open-loop-rates` adds these runs."
+        } else {
+            "Not measured (see *Skipped*)."
+        });
         return;
     }
     let mut t = Table::new(&[
@@ -266,5 +273,15 @@ mod tests {
         let memory = &memory[..memory[3..].find("\n## ").unwrap()];
         assert!(memory.contains("For a Java subject, compare RSS (PSS is the same figure"), "{memory}");
         assert!(memory.contains("a fixed `-Xmx` would change it"), "{memory}");
+    }
+
+    #[test]
+    fn a_default_runs_missing_open_loop_section_says_the_capacity_search_ran_instead() {
+        let text = include_str!("../../../tests/fixtures/capacity/benchmark.json");
+        let b = crate::schema::read(text, crate::summary::summarise).unwrap();
+        assert!(b.open_loop.is_empty() && !b.skipped.iter().any(|s| s.contains("open-loop")));
+        let (md, _) = crate::report::render(&b);
+        assert!(md.contains("Not run: by default the capacity search"), "{md}");
+        assert!(!md.contains("Not measured (see *Skipped*)"), "{md}");
     }
 }
