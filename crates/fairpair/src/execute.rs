@@ -1,7 +1,7 @@
-//! Execute: runs the plan's phases in order (preflight, closed-loop load, open loop, memory) and collects what they
-//! produce into one [`Benchmark`], written to `benchmark.json` as the records arrive: after every run, marked
-//! incomplete, and once more when it is over. `fairpair run` calls [`run`]; each run itself is `measure`'s job, the
-//! statistics and flags are `summary`'s, what stderr shows is `progress`'s.
+//! Execute: runs the plan's phases in order (preflight, the loader's limit, the warm-up probe, closed-loop load, open
+//! loop, capacity, memory) and collects what they produce into one [`Benchmark`], written to `benchmark.json` as the
+//! records arrive: after every run, marked incomplete, and once more when it is over. `fairpair run` calls [`run`];
+//! each run itself is `measure`'s job, the statistics and flags are `summary`'s, what stderr shows is `console`'s.
 //!
 //! Fairness rules applied here, in one place: a fresh server process for every measured run; subjects alternated
 //! run by run within a cell (A B A B …) so slow drift hits all of them; a bounded wait for an idle machine before

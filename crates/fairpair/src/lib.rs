@@ -8,7 +8,8 @@
 //!   scenarios, pinning, phase lengths, and the time estimate.
 //! - `preflight.rs` — between the plan and the runs: verify every subject, then calibrate the plan to the machine
 //!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
-//! - `execute.rs` — runs the revised plan's phases in order (load, open loop, memory) and collects the raw records;
+//! - `execute.rs` — runs the plan's phases in order (the loader's limit, the warm-up probe, load, open loop,
+//!   capacity, memory) and collects the raw records;
 //!   `console.rs` shows how far it is, and writes what the console says, weighted by the plan's estimate.
 //! - `measure.rs` — the one run procedure (preflight's calibrations and every phase): a fresh subject, the load
 //!   tool, `/proc` sampled around it; one record out. `store.rs` sizes the store of the POST runs.

@@ -24,7 +24,7 @@ use fairpair::{UsageError, compare, execute, export, report, verify};
 #[command(
     name = "fairpair",
     version,
-    about = "Load two implementations of the same API identically and report what differs."
+    about = "Load implementations of the same API (Rust, Node, Go, Java, or your own) identically and report what differs."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -72,12 +72,13 @@ enum Cmd {
         /// exit status is the same either way.
         #[arg(long, value_enum)]
         format: Option<CompareFormat>,
-        /// With --compare: exit with status 1 when a figure got worse beyond the noise. Every compared figure is
-        /// considered (throughput, p50, p99, server CPU per request; the capacity at the latency objective; idle and
-        /// after-load RSS, start-up); one fails
-        /// when the min–max ranges of its repeats in the two files do not overlap, it is worse by at least
-        /// --threshold, and it is a value in both files: a throughput, latency or capacity that is a bound (loader-limited,
-        /// or loader-bound) never fails it on its own.
+        /// With --compare: exit with status 1 when a figure got worse beyond the noise. The figures gated are each
+        /// cell's throughput, p50, p99 and server CPU per request, and each subject's idle and after-load RSS and
+        /// start-up; one fails when the min–max ranges of its repeats in the two files do not overlap, it is worse
+        /// by at least --threshold, and it is a value in both files: a throughput or latency that is a bound
+        /// (loader-limited, or loader-bound) never fails it on its own. The capacity at the latency objective is
+        /// compared and shown, never gated: it is one search in each file, and searches spread more than its
+        /// resolution.
         #[arg(long)]
         fail_on_regression: bool,
         /// With --fail-on-regression: a figure worse beyond the noise by less than this share of its old median is

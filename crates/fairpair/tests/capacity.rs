@@ -5,7 +5,7 @@
 //! failing step is above it (or the figure is a bound).
 //!
 //! Needs oha (the search's load tool), wrk (the closed-loop runs that give the search its upper bound) and node; CI
-//! has no oha (compiling it takes 7–10 minutes), so there these tests are listed as skipped. The 450–500/s figure is
+//! has no oha (compiling it takes 7 to 17 minutes), so there these tests are listed as skipped. The 450–500/s figure is
 //! a benchmark, not a test of the code: it depends on the machine (see the test), so it is checked only when the
 //! person running the test says the machine is quiet (`FAIRPAIR_QUIET=1`) and no step began on a machine the
 //! harness's idle check flagged busy; otherwise it is listed as not checked, with the figure found. The steps'

@@ -7,7 +7,7 @@ use crate::text::minutes;
 
 /// Seconds the harness spends around each run (start, readiness, idle check, stop), for the estimate.
 pub const RUN_OVERHEAD_S: f64 = 1.5;
-/// Seconds to verify one subject (two server starts and 200-odd cases).
+/// Seconds to verify one subject (three server starts, one per distinct `requires` of the cases, and 200-odd cases).
 const VERIFY_S: f64 = 4.0;
 /// Seconds one second of the warm-up probe takes: its load and the tool's own start and stop around it.
 pub const PROBE_SECOND_S: f64 = 1.1;

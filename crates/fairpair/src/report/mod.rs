@@ -5,7 +5,8 @@
 //! - this file: reading a results file, and [`document`], which calls the sections in reading order;
 //! - `report/sections/`: the sections, grouped by what they tell (`summary.rs`: the answer first, each subject's
 //!   headline figures against the baseline in words; `setup.rs`: how it was measured; `figures.rs`: the
-//!   tables of figures; `verdicts.rs`: ratios and verdicts; `published.rs`: a study's own figures; `notes.rs`: left
+//!   tables of figures; `capacity.rs`: the capacity at the latency objective; `warmup.rs`, `shape.rs`: the warm-up
+//!   and the latency's shape; `decision.rs`: the figures against your own numbers; `verdicts.rs`: ratios and verdicts; `published.rs`: a study's own figures; `notes.rs`: left
 //!   out, diagnoses, flags, skipped);
 //! - `report/ratios.rs`: the baseline, ratios and how far each can be trusted ([`Bound`]);
 //! - `report/charts.rs`: which figures each chart draws (`crate::charts` draws the SVG);
