@@ -198,6 +198,20 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_TRACE = handle_any
 
 
+class Server(ThreadingHTTPServer):
+    """The standard threaded server, quiet about clients that go away.
+
+    A load tool ends its run by resetting the connections it still has open, and a client may close while its answer
+    is being written: for a server both are the client's business, not an error. socketserver prints a traceback for
+    any exception of a connection (`handle_error`); this prints none for those two, and keeps it for every other.
+    """
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def main():
     parser = argparse.ArgumentParser(description="A users service implementing the fairpair API (worked example).")
     parser.add_argument("--host", default="127.0.0.1")
@@ -210,7 +224,7 @@ def main():
     # so each connection's thread gets a deep enough stack and the interpreter a high enough recursion limit.
     threading.stack_size(256 * 1024 * 1024)
     sys.setrecursionlimit(100_000)
-    server = ThreadingHTTPServer((args.host, args.port), Handler)
+    server = Server((args.host, args.port), Handler)
     server.daemon_threads = True
     server.store = Store(args.max_users)
     server.split_writes = args.split_writes
