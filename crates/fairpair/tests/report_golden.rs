@@ -121,8 +121,8 @@ fn every_result() -> Vec<PathBuf> {
 const TRUST: [&str; 10] = [
     "(beyond the noise)",
     "(within the noise)",
-    "(a lower bound: ",
-    "(an upper bound: ",
+    "≥ ",
+    "≤ ",
     "(both held by the loader)",
     "left out: ",
     "(one run: noise not measured)",
@@ -215,7 +215,7 @@ fn the_summary_gives_the_capacity_in_the_row_of_its_search_bounds_as_bounds() {
     // rust's alone a bound: node is at most 0.55× of it, which does say node is slower.
     let capacity = bench.capacity.as_mut().unwrap();
     capacity.searches.iter_mut().find(|s| s.subject == "node" && s.scenario == "post").unwrap().bound = false;
-    assert_eq!(column(&bench, "post, 50 connections"), "≤ 0.55× (an upper bound: rust's capacity is a bound)");
+    assert_eq!(column(&bench, "post, 50 connections"), "≤ 0.55× (rust's capacity is a bound)");
     // Steps with no warm-up (--quick) measure a JIT cold: no ratio, here or in the exports (it read "0.55×").
     bench.capacity.as_mut().unwrap().settings.warmup_s = 0;
     assert_eq!(column(&bench, "post, 50 connections"), "no ratio (cold: --quick steps have no warm-up)");

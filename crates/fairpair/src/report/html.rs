@@ -21,10 +21,12 @@ impl super::Renderer for Html {
 
 /// Kept short on purpose: a system font stack, readable line lengths, tables in a scrolling box (the summary's drawn
 /// as cards on a narrow screen instead), charts that never exceed the screen's width, and for print no scroll boxes
-/// (everything shown, nothing split across pages).
+/// (everything shown, nothing split across pages). The page is as wide as a laptop's screen (78rem, 1,248 px) and the
+/// summary's tables a little smaller than the rest, with each row's label on one line: four subjects make twelve
+/// rows, and each must stay one line high for the summary to end within the first screen.
 const STYLE: &str = "\
 body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;line-height:1.45;margin:0;color:#1a1a1a;background:#fff}
-main{max-width:70rem;margin:0 auto;padding:1rem}
+main{max-width:78rem;margin:0 auto;padding:1rem}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}
 h2{font-size:1.25rem;margin:2rem 0 .5rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
 p,li{max-width:50rem}
@@ -46,6 +48,7 @@ summary{cursor:pointer;color:#0a4b8c}
 .toc{font-size:.9rem;margin:1.5rem 0;padding:.5rem .75rem;background:#f6f8fa;border-radius:4px}
 .toc a{white-space:nowrap;color:#0a4b8c}
 figure svg{display:block;max-width:100%;height:auto}
+@media (min-width:40rem){.stack table{font-size:.85rem}.stack td{padding:.2rem .45rem}.stack td:first-child{white-space:nowrap}}
 @media (max-width:40rem){
 .stack table,.stack tbody,.stack tr,.stack td{display:block}
 .stack thead{display:none}

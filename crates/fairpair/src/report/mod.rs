@@ -333,7 +333,7 @@ mod tests {
         b.environment.node_source = Some(NodeSource::Project);
         let (md, _) = render(&b);
         assert!(!md.contains("node v26.12.1 reached") && !md.contains("machine's node"), "{md}");
-        assert!(md.contains("v26.12.1 (`/repo/tools/node/node_modules/.bin/node`: the project's, tools/node)"), "{md}");
+        assert!(md.contains("v26.12.1 (`tools/node/node_modules/.bin/node`: the project's, tools/node)"), "{md}");
     }
 
     #[test]
@@ -357,7 +357,7 @@ mod tests {
         assert!(md.contains("alpha measured 92 % (both held by the loader"), "{md}");
         assert!(md.contains("beta reaches at most 81 % (the ceiling is loader-limited)"), "{md}");
         // The summary says the same in words.
-        assert!(md.contains("| get, 8 connections | ≤ 0.88× (an upper bound: alpha is loader-limited) |"), "{md}");
+        assert!(md.contains("| get, 8 connections | ≤ 0.88× (alpha is loader-limited) |"), "{md}");
 
         // Ample capacity: plain ratios, and the share still shown.
         let (md, _) = render(&with_capacity(100_000.0));

@@ -1,6 +1,6 @@
 //! The answer first: the report opens with one line naming the machine and the run, a table of each subject's
 //! headline figures as ratios to the baseline, each with how far to trust it in words ("0.29× (beyond the noise)",
-//! "≤ 0.41× (an upper bound: rust is loader-limited)"), and the few facts a reader must know before quoting them.
+//! "≤ 0.41× (rust is loader-limited)": an upper bound, and why), and the few facts a reader must know before quoting them.
 //! The console's closing lines are the same verdicts ([`lines`]), so the terminal and the report cannot disagree.
 //!
 //! The ratios run one way everywhere in the report: a subject's figure over the baseline's.
@@ -123,7 +123,7 @@ pub struct Answer {
 }
 
 impl Answer {
-    /// `0.29× (beyond the noise)`, `≤ 0.41× (an upper bound: rust is loader-limited)`, `left out: …`.
+    /// `0.29× (beyond the noise)`, `≤ 0.41× (rust is loader-limited)` (an upper bound), `left out: …`.
     pub fn text(&self) -> String {
         let r = self.ratio.map_or("—".into(), ratio_text);
         match &self.trust {
@@ -136,8 +136,10 @@ impl Answer {
             Trust::Brackets { low, high } => brackets_text(&r, *low, *high),
             Trust::Unresolved(why) => format!("no ratio ({why})"),
             Trust::OtherCell => "—".into(),
-            Trust::Bound { at_least: true, why } => format!("≥ {r}× (a lower bound: {why})"),
-            Trust::Bound { at_least: false, why } => format!("≤ {r}× (an upper bound: {why})"),
+            // The sign says which bound, and the words why: the table's preamble explains the signs, so that a
+            // row of four subjects' bounds stays on one line of the first screen.
+            Trust::Bound { at_least: true, why } => format!("≥ {r}× ({why})"),
+            Trust::Bound { at_least: false, why } => format!("≤ {r}× ({why})"),
             Trust::BothHeld => "no ratio (both held by the loader)".into(),
             Trust::BothBounds => "no ratio (both capacities are bounds)".into(),
             Trust::Unconfirmed(who) => format!("{r}× ({who} unconfirmed: the search reached its cap of steps)"),
@@ -559,12 +561,12 @@ pub(crate) fn section(doc: &mut Document, v: &Verdicts) {
         if v.headlines == [Headline::Capacity] {
             doc.paragraph(format!(
                 "Each cell: a subject's capacity over {base}'s, the baseline (above 1×: more requests/s at the \
-                 objective), and how far to trust it."
+                 objective), and how far to trust it: `≥` a lower bound, `≤` an upper bound, for the reason beside it."
             ));
         } else {
             doc.paragraph(format!(
                 "Each cell: a subject's median over {base}'s, the baseline (above 1×: more requests/s, or more latency \
-             and CPU), and how far to trust it.{}",
+             and CPU), and how far to trust it: `≥` a lower bound, `≤` an upper bound, for the reason beside it.{}",
                 if v.headlines.contains(&Headline::Capacity) {
                     " The capacity at the latency objective is in the row of the connection count its search used."
                 } else {
