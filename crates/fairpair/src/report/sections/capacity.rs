@@ -10,8 +10,9 @@ use crate::report::ratios::{baseline, percent_text, ratio_text};
 use crate::schema::Benchmark;
 use crate::text::thousands;
 
-/// The traffic the sizing line sizes for.
-const SIZING_TARGET_RPS: f64 = 100_000.0;
+/// The traffic the sizing line sizes for: the decision section's when `--traffic` is not given, so that the two
+/// never size for different figures.
+const SIZING_TARGET_RPS: f64 = crate::decision::DEFAULT_TRAFFIC_RPS;
 
 pub(crate) fn capacity(doc: &mut Document, b: &Benchmark) {
     let Some(c) = &b.capacity else { return };
