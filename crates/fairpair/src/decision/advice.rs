@@ -3,6 +3,7 @@
 //! function over [`Facts`]; [`facts`] reads them from the decision rows, [`sentence`] words the answer.
 
 use super::{Inputs, Row, Span, difference_share_percent};
+use crate::kinds::BuiltinSubject;
 use crate::schema::Benchmark;
 use crate::text::thousands;
 
@@ -133,11 +134,11 @@ pub fn facts(b: &Benchmark, rows: &[Row], inputs: &Inputs) -> Facts {
             wait_saved_percent,
         });
     }
-    let current_is_node = compared.iter().any(|c| c.current == "node");
-    let measured = |name: &str| crate::report::measured(b, name);
+    let current_is_node = compared.iter().any(|c| BuiltinSubject::from_name(&c.current) == Some(BuiltinSubject::Node));
+    let measured = |subject: BuiltinSubject| crate::report::measured(b, subject.name());
     let cluster = match () {
         _ if !current_is_node => Cluster::NotNode,
-        _ if measured("node-cluster") => Cluster::Measured,
+        _ if measured(BuiltinSubject::NodeCluster) => Cluster::Measured,
         _ if b.settings.server_cpus.len() < 2 => Cluster::NeedsMoreCpus,
         _ => Cluster::NotMeasured,
     };

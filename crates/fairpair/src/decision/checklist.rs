@@ -2,6 +2,7 @@
 //! writes included, give Node `cluster` first, measure memory apart from latency, rerun every surprising figure on
 //! a quiet machine. Each answer says whether this run did it, and what its figures say.
 
+use crate::kinds::BuiltinSubject;
 use crate::schema::Benchmark;
 use crate::text::count;
 
@@ -18,9 +19,10 @@ pub fn checklist(b: &Benchmark) -> Vec<Item> {
         b.subjects.iter().filter(|s| !s.get_only && measured(&s.name)).map(|s| s.name.as_str()).collect();
     let conns: Vec<String> = b.settings.connections.iter().map(u32::to_string).collect();
     let posts = b.scenarios.iter().filter(|s| s.method == "POST").map(|s| s.name.as_str()).collect::<Vec<_>>();
-    let cluster = if !measured("node") && !measured("node-cluster") {
+    let (node, node_cluster) = (BuiltinSubject::Node.name(), BuiltinSubject::NodeCluster.name());
+    let cluster = if !measured(node) && !measured(node_cluster) {
         "no Node subject in this run: nothing to cluster".to_string()
-    } else if measured("node-cluster") {
+    } else if measured(node_cluster) {
         "yes: `node-cluster` measured".to_string()
     } else if b.settings.server_cpus.len() < 2 {
         "no: it needs a machine with more server CPUs (this run had one)".to_string()
