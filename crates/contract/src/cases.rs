@@ -29,6 +29,11 @@ pub struct Case {
     pub rule_id: String,
     pub level: Level,
     pub matching: Match,
+    /// The entry of the tolerance table (`contract/tolerances.json`) this case is an example of, by name: a
+    /// tolerance, or an equivalence. Its reason is the case's reason.
+    pub tolerance: Option<String>,
+    /// The case's own note: why it is not `exact` where it names no entry of the table, or what it adds to the
+    /// entry's reason where it names one.
     pub reason: Option<String>,
     pub requires: Requires,
     pub roundtrip: bool,
@@ -300,6 +305,7 @@ struct RawCase {
     level: Level,
     #[serde(rename = "match")]
     matching: Match,
+    tolerance: Option<String>,
     reason: Option<String>,
     #[serde(default)]
     requires: Requires,
@@ -320,16 +326,17 @@ struct RawRequest {
     body: Option<BytesSpec>,
 }
 
+/// Bytes as the files write them: a string, or a list of parts (text, `{"hex": …}`, `{"repeat": …, "times": …}`).
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum BytesSpec {
+pub(crate) enum BytesSpec {
     Text(String),
     Parts(Vec<Part>),
 }
 
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum Part {
+pub(crate) enum Part {
     Text(String),
     Hex { hex: String },
     Repeat { repeat: String, times: usize },
@@ -391,7 +398,10 @@ pub fn parse(json: &str) -> Result<Vec<Case>, String> {
 fn convert(raw: RawCase) -> Result<Case, String> {
     let send = convert_send(raw.request, raw.raw)?;
     let expect = convert_expect(raw.expect)?;
-    check_match(raw.matching, raw.reason.as_deref(), &expect)?;
+    check_match(raw.matching, raw.reason.as_deref(), raw.tolerance.as_deref(), &expect)?;
+    if let Some(name) = &raw.tolerance {
+        check_tolerance(name, raw.matching, &expect)?;
+    }
     if !is_kebab(&raw.rule_id) {
         return Err(format!("rule_id {:?} is not kebab-case (a-z, 0-9 and single dashes)", raw.rule_id));
     }
@@ -411,6 +421,7 @@ fn convert(raw: RawCase) -> Result<Case, String> {
         rule_id: raw.rule_id,
         level: raw.level,
         matching: raw.matching,
+        tolerance: raw.tolerance,
         reason: raw.reason,
         requires: raw.requires,
         roundtrip: raw.roundtrip,
@@ -466,11 +477,14 @@ fn convert_expect(e: RawExpect) -> Result<Expect, String> {
     })
 }
 
-/// Whether the expectation says what its match needs: a reason for any match but `exact`, and for each match the
-/// fields it compares.
-fn check_match(matching: Match, reason: Option<&str>, expect: &Expect) -> Result<(), String> {
-    if matching != Match::Exact && reason.is_none_or(str::is_empty) {
-        return Err("a case that is not `exact` needs a `reason`".to_owned());
+/// Whether the expectation says what its match needs: a reason for any match but `exact` (its own, or the reason of
+/// the table's entry it names), and for each match the fields it compares.
+fn check_match(matching: Match, reason: Option<&str>, tolerance: Option<&str>, expect: &Expect) -> Result<(), String> {
+    if reason.is_some_and(str::is_empty) {
+        return Err("an empty `reason`: leave it out".to_owned());
+    }
+    if matching != Match::Exact && reason.is_none() && tolerance.is_none() {
+        return Err("a case that is not `exact` needs a `reason`, or a `tolerance` whose reason it is".to_owned());
     }
     match matching {
         Match::Exact => {
@@ -493,6 +507,38 @@ fn check_match(matching: Match, reason: Option<&str>, expect: &Expect) -> Result
     Ok(())
 }
 
+/// Whether the table's entry called `name` exists and allows what the case accepts. A tolerance allows its refusals,
+/// and any other status where it allows serving; a case that accepts a status class needs one of them in that class.
+/// An equivalence is an example of no predicate: only a `tolerated` case names one.
+fn check_tolerance(name: &str, matching: Match, expect: &Expect) -> Result<(), String> {
+    use crate::tolerances::{Entry, Step};
+    let not_allowed = |what: String| Err(format!("tolerance {name:?} does not allow {what}"));
+    let (refusals, served) = match crate::tolerances::entry(name) {
+        None => return Err(format!("tolerance {name:?}: no entry of contract/tolerances.json has this name")),
+        Some(Entry::Equivalence) if matching != Match::Tolerated => {
+            return Err(format!("{name:?} is an equivalence, which only a `tolerated` case names"));
+        }
+        Some(Entry::Equivalence) => return Ok(()),
+        Some(Entry::Tolerance { refusals, served }) => (refusals, served),
+    };
+    let status_allowed = |s: u16| served || refusals.contains(&Step::Status(s));
+    for outcome in &expect.any_of {
+        match outcome {
+            AnyOf::Closed if !refusals.contains(&Step::Closed) => return not_allowed("a closed connection".to_owned()),
+            AnyOf::Status(s) if !status_allowed(*s) => return not_allowed(format!("status {s}")),
+            _ => {}
+        }
+    }
+    if let Some(s) = expect.status.filter(|s| !status_allowed(*s)) {
+        return not_allowed(format!("status {s}"));
+    }
+    let in_class = |c: u8| refusals.iter().any(|r| matches!(r, Step::Status(s) if s / 100 == u16::from(c)));
+    if let Some(c) = expect.status_class.filter(|c| !served && !in_class(*c)) {
+        return not_allowed(format!("a {c}xx status"));
+    }
+    Ok(())
+}
+
 /// Lower-case letters and digits in words joined by single dashes, as `get-user` or `transport-head-limits`.
 fn is_kebab(id: &str) -> bool {
     !id.is_empty()
@@ -505,7 +551,7 @@ fn regex(pattern: &str) -> Result<Regex, String> {
     Regex::new(pattern).map_err(|e| format!("bad pattern {pattern:?}: {e}"))
 }
 
-fn expand(spec: BytesSpec) -> Result<Vec<u8>, String> {
+pub(crate) fn expand(spec: BytesSpec) -> Result<Vec<u8>, String> {
     let parts = match spec {
         BytesSpec::Text(text) => return Ok(text.into_bytes()),
         BytesSpec::Parts(parts) => parts,
@@ -532,170 +578,4 @@ fn decode_hex(hex: &str) -> Result<Vec<u8>, String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_embedded_file_parses() {
-        assert!(cases().len() > 100, "only {} cases", cases().len());
-    }
-
-    #[test]
-    fn request_bytes_add_host_and_content_length_only() {
-        let c = &parse(
-            r#"{"version":1,"cases":[{"name":"a","rule":"r","rule_id":"r","level":"full","match":"exact",
-            "request":{"method":"POST","target":"/users","headers":[["Content-Type","application/json"]],"body":["{",{"hex":"41"},{"repeat":"b","times":3},"}"]},
-            "expect":{"status":201,"content_type":"application/json","body":"x"}}]}"#,
-        )
-        .unwrap()[0];
-        assert_eq!(
-            String::from_utf8(c.request_bytes()).unwrap(),
-            "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 6\r\n\r\n{Abbb}"
-        );
-    }
-
-    #[test]
-    fn the_helpers_build_the_requests_a_runner_sends() {
-        assert_eq!(
-            String::from_utf8(Request::get("/users/7").to_bytes()).unwrap(),
-            "GET /users/7 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        );
-        assert_eq!(
-            String::from_utf8(Request::post_json("/users", b"{}").to_bytes()).unwrap(),
-            "POST /users HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
-        );
-        let own_length =
-            Request { headers: vec![("content-length".into(), "5".into())], ..Request::post_json("/", b"{}") };
-        assert_eq!(
-            own_length.completed_headers(),
-            [("Host".to_owned(), "127.0.0.1".to_owned()), ("content-length".into(), "5".into())]
-        );
-    }
-
-    #[test]
-    fn chunked_requests_get_no_content_length() {
-        let c = &parse(
-            r#"{"version":1,"cases":[{"name":"a","rule":"r","rule_id":"r","level":"full","match":"exact",
-            "request":{"method":"POST","target":"/","headers":[["Host","h"],["Transfer-Encoding","chunked"]],"body":"0\r\n\r\n"},
-            "expect":{"status":201,"content_type":"t","body":"x"}}]}"#,
-        )
-        .unwrap()[0];
-        assert_eq!(
-            String::from_utf8(c.request_bytes()).unwrap(),
-            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
-        );
-    }
-
-    #[test]
-    fn mistakes_in_the_file_are_reported_by_name() {
-        let bad = [
-            (
-                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"tolerated","raw":"x","expect":{"any_of":[400]}}"#,
-                "reason",
-            ),
-            (
-                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"exact","raw":"x","expect":{"status":200}}"#,
-                "content_type",
-            ),
-            (
-                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"exact","raw":"x","expect":{"status":200,"content_type":"c"}}"#,
-                "exactly one of `body`",
-            ),
-            (
-                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"tolerated","reason":"x","raw":"x","expect":{"any_of":["shut"]}}"#,
-                "neither a status",
-            ),
-            (
-                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"exact","expect":{"status":200}}"#,
-                "exactly one of `request`",
-            ),
-            (
-                r#"{"name":"t","rule":"r","rule_id":"r","level":"full","match":"exact","raw":[{"hex":"4"}],"expect":{"status":200,"content_type":"c","body":""}}"#,
-                "odd number",
-            ),
-            (
-                r#"{"name":"t","rule":"r","rule_id":"Post_Json","level":"full","match":"exact","request":{"method":"GET","target":"/"},"expect":{"status":200,"content_type":"c","body":""}}"#,
-                "kebab-case",
-            ),
-            (
-                r#"{"name":"t","rule":"r","rule_id":"r","level":"api","match":"exact","raw":"x","expect":{"status":200,"content_type":"c","body":""}}"#,
-                "a `raw` case is `full`",
-            ),
-            (
-                r#"{"name":"t","rule":"r","rule_id":"r","level":"api","match":"exact","requires":{"max_users":1},"request":{"method":"GET","target":"/"},"expect":{"status":200,"content_type":"c","body":""}}"#,
-                "`requires`",
-            ),
-        ];
-        for (case, needle) in bad {
-            let err = parse(&format!(r#"{{"version":1,"cases":[{case}]}}"#)).unwrap_err();
-            assert!(err.contains("case \"t\"") && err.contains(needle), "{case}: {err}");
-        }
-    }
-
-    #[test]
-    fn every_rule_kind_is_covered_by_the_real_file() {
-        let all = cases();
-        for kind in [Match::Exact, Match::StatusClass, Match::Tolerated] {
-            assert!(all.iter().any(|c| c.matching == kind), "no {kind:?} case");
-        }
-        assert!(all.iter().any(|c| c.roundtrip));
-        assert!(all.iter().any(|c| !c.requires.is_empty()));
-        assert!(all.iter().any(|c| matches!(c.send, Wire::Raw(_))));
-        for level in [Level::Api, Level::Full] {
-            assert!(all.iter().filter(|c| c.level == level).count() > 20, "few {level} cases");
-        }
-    }
-
-    #[test]
-    fn level_and_rule_id_are_required_and_checked() {
-        let case = |fields: &str| {
-            format!(
-                r#"{{"version":1,"cases":[{{"name":"t","rule":"r",{fields}"match":"exact","request":{{"method":"GET","target":"/"}},"expect":{{"status":200,"content_type":"c","body":""}}}}]}}"#
-            )
-        };
-        assert!(parse(&case(r#""level":"api","#)).unwrap_err().contains("rule_id"));
-        assert!(parse(&case(r#""rule_id":"r","#)).unwrap_err().contains("level"));
-        assert!(parse(&case(r#""rule_id":"r","level":"most","#)).unwrap_err().contains("most"));
-        for bad in ["", "-a", "a-", "a--b", "A"] {
-            let err = parse(&case(&format!(r#""rule_id":"{bad}","level":"api","#))).unwrap_err();
-            assert!(err.contains("kebab-case"), "{bad:?}: {err}");
-        }
-        let ok = &parse(&case(r#""rule_id":"get-user-2","level":"api","#)).unwrap()[0];
-        assert_eq!((ok.rule_id.as_str(), ok.level), ("get-user-2", Level::Api));
-        assert!(Level::Api < Level::Full, "verifying at full includes the api cases");
-        assert_eq!("full".parse::<Level>(), Ok(Level::Full));
-        assert!("API".parse::<Level>().is_err());
-    }
-
-    #[test]
-    fn the_cases_of_one_rule_text_share_one_rule_id() {
-        let mut ids: BTreeMap<&str, &str> = BTreeMap::new();
-        for c in cases() {
-            let id = *ids.entry(c.rule.as_str()).or_insert(c.rule_id.as_str());
-            assert_eq!(id, c.rule_id, "rule {:?} has two rule_ids", c.rule);
-        }
-        let distinct: HashSet<&str> = cases().iter().map(|c| c.rule_id.as_str()).collect();
-        assert!(distinct.len() > 20 && distinct.len() < cases().len() / 2, "{} rule_ids", distinct.len());
-    }
-
-    #[test]
-    fn a_reading_case_is_a_get_or_a_head() {
-        let api: Vec<&Case> = cases().iter().filter(|c| c.level == Level::Api).collect();
-        let reading: Vec<&&Case> = api.iter().filter(|c| c.only_reads()).collect();
-        assert!(
-            reading.len() > 20 && reading.len() < api.len() / 2,
-            "{} of {} api cases read",
-            reading.len(),
-            api.len()
-        );
-        assert!(reading.iter().any(|c| c.is_head()), "HEAD is a read");
-        let method = |c: &Case| match &c.send {
-            Wire::Request(r) => r.method.clone(),
-            Wire::Raw(b) => String::from_utf8_lossy(b).split(' ').next().unwrap_or("").to_string(),
-        };
-        assert!(reading.iter().all(|c| ["GET", "HEAD"].contains(&method(c).as_str())));
-        assert!(api.iter().any(|c| method(c) == "POST" && !c.only_reads()));
-        let users_405 = api.iter().find(|c| c.name == "get-users-405").expect("the case exists");
-        assert!(!users_405.only_reads(), "GET /users is about the POST route");
-    }
-}
+mod tests;

@@ -20,7 +20,7 @@ const SEED: u64 = 7;
 fn each_tolerance_matches_its_examples_and_no_valid_seed_request() {
     let cases = contract::cases();
     let mut problems = Vec::new();
-    for t in TOLERANCES {
+    for t in TOLERANCES.iter() {
         for name in t.cases {
             match cases.iter().find(|c| c.name == *name) {
                 None => problems.push(format!("{}: no case {name} in contract/cases.json", t.name)),
