@@ -10,17 +10,22 @@
 //! - [`check`] compares what came back with what the case expects; [`run_case`] does all of it, round trip included,
 //!   and says why a case failed as [`Mismatch`]es, whose kind a runner can act on.
 //! - [`differences`] compares two servers' answers to the same case (the "identical" of the contract).
+//! - [`tolerances`] reads `contract/tolerances.json`, the differences between the servers that the contract allows,
+//!   and holds each row's predicate over the request bytes.
 //! - [`releases`] says which release of each HTTP stack the tolerance table was decided on, and which is at hand.
+//! - [`json_bodies`] reads `contract/json-bodies.json`, the JSON bodies every twin's scanner and writer are tested on.
 //! - [`StartupLine`] reads the line a server prints once it listens, for the harness and every test that starts one.
 //!
 //! A raw socket rather than an HTTP client library is deliberate: several cases send bytes that a client library
 //! would refuse to produce (a bare LF, a missing `Host`, two `Content-Length`s), and the point of the contract is to
 //! see what each server does with exactly those bytes.
 //!
-//! Layout: `cases.rs` (the file format and its validation), `wire.rs` (request bytes, the socket client and the
-//! response parser), `startup.rs` (the start-up line), this file (checking).
+//! Layout: `cases.rs` (the file format and its validation), `tolerances/` (the tolerance table's loading, predicates
+//! and request splitter), `json_bodies.rs`, `wire.rs` (request bytes, the socket client and the response parser),
+//! `startup.rs` (the start-up line), this file (checking).
 
 mod cases;
+pub mod json_bodies;
 pub mod releases;
 pub mod startup;
 pub mod tolerances;

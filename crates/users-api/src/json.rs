@@ -20,7 +20,7 @@
 //! The list above is about serde_json building values (`Value`, or a `#[derive(Deserialize)]` struct). serde_json
 //! can also skip values without building them, and that route was tried: a map visitor that takes every key and the
 //! last `name` and `email` as `&RawValue` and skips the rest with `IgnoredAny` (`tests/json_serde_route.rs`). It
-//! agrees with this scanner on every case of the tables below and on every POST body of `contract/cases.json`,
+//! agrees with this scanner on every body of `contract/json-bodies.json` and on every POST body of `contract/cases.json`,
 //! because serde_json skips values iteratively, with no depth limit, without converting numbers and without checking
 //! surrogates. It would still need [`decode_string`] and an escaped-key check, and it replaces about 250 lines with
 //! about 60. It was not taken, for two reasons. It is slower: per body, 79, 107 and 119 ns against this scanner's 65,
@@ -377,61 +377,47 @@ impl Scanner<'_> {
     }
 }
 
-// The tables are shared with the serde experiment in `tests/json_serde_route.rs`.
-#[cfg(test)]
-#[path = "../tests/common/json_tables.rs"]
-mod json_tables;
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use contract::json_bodies::{self, json_bodies};
 
-    /// Bodies `JSON.parse` accepts as an object.
+    /// Bodies `JSON.parse` accepts as an object (`contract/json-bodies.json`, as every twin's tests).
     #[test]
     fn accepts_what_json_parse_accepts() {
-        for (case, body) in json_tables::accepted() {
-            assert!(scan_object(&body).is_ok(), "case {case:?} should be accepted");
+        for case in &json_bodies().objects {
+            assert!(scan_object(&case.body).is_ok(), "case {:?} should be accepted", case.case);
         }
     }
 
     /// Bodies `JSON.parse` rejects, or whose value is not an object.
     #[test]
     fn rejects_what_json_parse_rejects() {
-        for (case, body) in json_tables::rejected() {
-            assert_eq!(scan_object(&body), Err(Invalid), "case {case:?} should be rejected");
+        for case in &json_bodies().refused {
+            assert_eq!(scan_object(&case.body), Err(Invalid), "case {:?} should be rejected", case.case);
         }
     }
 
     #[test]
     fn keeps_the_last_name_and_email() {
-        // In the order of `json_tables::LAST_WINS`.
-        let expected = [
-            Fields { name: Some(Member::String("Ok")), email: Some(Member::String("a@b")) },
-            Fields { name: Some(Member::Other), email: None },
-            Fields::default(),
-        ];
-        assert_eq!(json_tables::LAST_WINS.len(), expected.len());
-        for (&(case, body), expected) in json_tables::LAST_WINS.iter().zip(expected) {
-            assert_eq!(scan_object(body), Ok(expected), "case {case:?}");
+        fn member(m: &json_bodies::Member) -> Option<Member<'_>> {
+            match m {
+                json_bodies::Member::String(raw) => Some(Member::String(raw)),
+                json_bodies::Member::Other => Some(Member::Other),
+                json_bodies::Member::Absent => None,
+            }
+        }
+        for case in &json_bodies().last_wins {
+            let expected = Fields { name: member(&case.name), email: member(&case.email) };
+            assert_eq!(scan_object(&case.body), Ok(expected), "case {:?}", case.case);
         }
     }
 
     #[test]
     fn decodes_strings_like_json_parse() {
-        let cases: &[(&str, &str, Result<&str, IllFormed>)] = &[
-            ("plain", "abc", Ok("abc")),
-            ("simple escapes", r#"\"\\\/\b\f\n\r\t"#, Ok("\"\\/\u{8}\u{c}\n\r\t")),
-            ("unicode escapes, any case", r"\u0041\u00E9\u00e9", Ok("Aéé")),
-            ("surrogate pair", r"\ud83d\ude00", Ok("😀")),
-            ("raw text around escapes", r"a\nb😀c", Ok("a\nb😀c")),
-            ("lone high surrogate", r"\ud800", Err(IllFormed)),
-            ("high surrogate then text", r"\ud800x", Err(IllFormed)),
-            ("lone low surrogate", r"a\udc00b", Err(IllFormed)),
-            ("reversed pair", r"\udc00\ud800", Err(IllFormed)),
-            ("high then non-surrogate escape", r"\ud800\u0041", Err(IllFormed)),
-        ];
-        for (case, raw, expected) in cases {
-            assert_eq!(decode_string(raw).as_deref(), expected.as_deref(), "case {case:?}");
+        for case in &json_bodies().strings {
+            let decoded = decode_string(&case.raw).ok();
+            assert_eq!(decoded.as_deref(), case.decoded.as_deref(), "case {:?} (None: ill-formed)", case.case);
         }
     }
 }

@@ -6,7 +6,7 @@
 //! value with `IgnoredAny`, which builds nothing. Escapes are still decoded by `json::decode_string`, because a Rust
 //! `String` cannot hold a lone surrogate, which `JSON.parse` allows.
 //!
-//! The tests run json.rs's own tables and every POST body of `contract/cases.json` through both and count where they
+//! The tests run json.rs's own tables (`contract/json-bodies.json`) and every POST body of `contract/cases.json` through both and count where they
 //! disagree; `measure_both` (ignored by default: `cargo test --release -p users-api --test json_serde_route --
 //! --ignored --nocapture`) prints the time per body of each. Timing is printed, never asserted.
 
@@ -15,10 +15,6 @@ use std::time::Instant;
 use serde::de::{Deserializer as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use users_api::json::{Fields, Invalid, Member, decode_string, scan_object};
-
-/// The same tables json.rs's unit tests run.
-#[path = "common/json_tables.rs"]
-mod json_tables;
 
 /// The serde route: the same answer as `json::scan_object`, if serde_json agrees with `JSON.parse`.
 fn serde_scan(text: &str) -> Result<Fields<'_>, Invalid> {
@@ -84,10 +80,9 @@ fn key_of(raw: &str) -> Option<Key> {
 
 /// json.rs's tables (accepted, rejected, last duplicate wins), by case name.
 fn json_rs_tables() -> Vec<(String, String)> {
-    let mut cases = json_tables::accepted();
-    cases.extend(json_tables::rejected());
-    cases.extend(json_tables::LAST_WINS.iter().map(|&(case, body)| (case, body.to_string())));
-    cases.into_iter().map(|(case, body)| (case.to_string(), body)).collect()
+    let tables = contract::json_bodies::json_bodies();
+    let bodies = tables.objects.iter().chain(&tables.refused).map(|b| (b.case.clone(), b.body.clone()));
+    bodies.chain(tables.last_wins.iter().map(|c| (c.case.clone(), c.body.clone()))).collect()
 }
 
 /// Every POST body of the contract's cases that is valid UTF-8 (the others never reach the scanner).
