@@ -1,146 +1,162 @@
 // Tests of the JSON scanner and writer: what JSON.parse accepts and refuses, the last duplicate winning, strings
-// decoded and escaped as JavaScript does. The tables follow crates/users-api/src/json.rs's tests. Run: go test .
+// decoded and escaped as JavaScript does. The tables are contract/json-bodies.json, which the other twins' tests
+// read too. Run: go test .
 
 package main
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
 
-func TestScanObjectAcceptsWhatJSONParseAccepts(t *testing.T) {
-	cases := []struct{ name, body string }{
-		{"empty object", "{}"},
-		{"whitespace around and inside", " \t\r\n{ \"a\" : 1 , \"b\" :\n[ ] }\r\n"},
-		{"all literals", `{"a":true,"b":false,"c":null}`},
-		{"numbers of any magnitude", `{"a":1e400,"b":-1e400,"c":-0,"d":1.5e-400,"e":12345678901234567890123}`},
-		{"number forms", `{"a":0,"b":-0.5,"c":1E+2,"d":1e-2,"e":10.25}`},
-		{"all escapes", `{"a":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"}`},
-		{"lone surrogates in unknown key and value", `{"\ud800":"\udc00x"}`},
-		{"non-ASCII and DEL raw", "{\"a\":\"é😀\u007f\u2028\"}"},
-		{"nested empty containers", `{"a":{},"b":[],"c":[{}],"d":{"e":[]}}`},
-		{"deep arrays (past encoding/json's 10,000 levels)", `{"x":` + strings.Repeat("[", 30_000) + strings.Repeat("]", 30_000) + `}`},
-		{"deep objects", `{"x":` + strings.Repeat(`{"a":`, 10_000) + "1" + strings.Repeat("}", 10_000) + `}`},
+// jsonBodies is contract/json-bodies.json (its header says how to read it).
+type jsonBodies struct {
+	Objects  table[bodyCase]     `json:"objects"`
+	Refused  table[bodyCase]     `json:"refused"`
+	LastWins table[lastWinsCase] `json:"last_wins"`
+	Strings  table[stringCase]   `json:"strings"`
+	Escaped  table[escapedCase]  `json:"escaped"`
+}
+
+type table[T any] struct {
+	Cases []T `json:"cases"`
+}
+
+type bodyCase struct {
+	Case string   `json:"case"`
+	Body bodyText `json:"body"`
+}
+
+type lastWinsCase struct {
+	Case  string     `json:"case"`
+	Body  bodyText   `json:"body"`
+	Name  fileMember `json:"name"`
+	Email fileMember `json:"email"`
+}
+
+// fileMember is a member as the file writes it: its kind (string, other or absent) and, for a string, its raw text.
+type fileMember struct {
+	Kind string `json:"kind"`
+	Raw  string `json:"raw"`
+}
+
+type stringCase struct {
+	Case    string  `json:"case"`
+	Raw     string  `json:"raw"`
+	Decoded *string `json:"decoded"` // nil: not well-formed Unicode
+}
+
+type escapedCase struct {
+	Case    string `json:"case"`
+	Text    string `json:"text"`
+	Written string `json:"written"`
+}
+
+// bodyText is a body as the file writes it: a string, or parts joined (strings, and {"repeat": text, "times": n}).
+type bodyText string
+
+func (b *bodyText) UnmarshalJSON(data []byte) error {
+	var whole string
+	if json.Unmarshal(data, &whole) == nil {
+		*b = bodyText(whole)
+		return nil
 	}
-	for _, c := range cases {
-		if _, ok := scanObject([]byte(c.body)); !ok {
-			t.Errorf("case %q should be accepted", c.name)
+	var parts []json.RawMessage
+	if err := json.Unmarshal(data, &parts); err != nil {
+		return err
+	}
+	var out strings.Builder
+	for _, part := range parts {
+		var text string
+		if json.Unmarshal(part, &text) == nil {
+			out.WriteString(text)
+			continue
+		}
+		var repeat struct {
+			Repeat string `json:"repeat"`
+			Times  int    `json:"times"`
+		}
+		if err := json.Unmarshal(part, &repeat); err != nil {
+			return err
+		}
+		out.WriteString(strings.Repeat(repeat.Repeat, repeat.Times))
+	}
+	*b = bodyText(out.String())
+	return nil
+}
+
+// readJSONBodies reads the shared tables, from the package's directory as go test runs it.
+func readJSONBodies(t *testing.T) jsonBodies {
+	t.Helper()
+	data, err := os.ReadFile("../contract/json-bodies.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies jsonBodies
+	if err := json.Unmarshal(data, &bodies); err != nil {
+		t.Fatalf("contract/json-bodies.json: %v", err)
+	}
+	if len(bodies.Objects.Cases) == 0 || len(bodies.Refused.Cases) == 0 {
+		t.Fatal("contract/json-bodies.json: no cases read")
+	}
+	return bodies
+}
+
+func TestScanObjectAcceptsWhatJSONParseAccepts(t *testing.T) {
+	for _, c := range readJSONBodies(t).Objects.Cases {
+		if _, ok := scanObject([]byte(c.Body)); !ok {
+			t.Errorf("case %q should be accepted", c.Case)
 		}
 	}
 }
 
 func TestScanObjectRefusesWhatJSONParseRefuses(t *testing.T) {
-	cases := []struct{ name, body string }{
-		{"empty", ""},
-		{"whitespace only", " \n"},
-		{"array", "[]"},
-		{"string", `"x"`},
-		{"number", "1"},
-		{"null", "null"},
-		{"unterminated object", "{"},
-		{"trailing comma", `{"a":1,}`},
-		{"trailing comma in array", `{"a":[1,]}`},
-		{"missing colon", `{"a" 1}`},
-		{"missing value", `{"a":}`},
-		{"two values", "{}{}"},
-		{"trailing garbage", "{} x"},
-		{"single quotes", "{'a':1}"},
-		{"unquoted key", "{a:1}"},
-		{"comment", "{/*c*/}"},
-		{"NaN", `{"a":NaN}`},
-		{"Infinity", `{"a":Infinity}`},
-		{"leading zero", `{"a":01}`},
-		{"plus sign", `{"a":+1}`},
-		{"leading dot", `{"a":.5}`},
-		{"trailing dot", `{"a":1.}`},
-		{"empty exponent", `{"a":1e}`},
-		{"hex", `{"a":0x10}`},
-		{"bare minus", `{"a":-}`},
-		{"truncated literal", `{"a":tru}`},
-		{"capitalised literal", `{"a":True}`},
-		{"raw tab in string", "{\"a\":\"\t\"}"},
-		{"raw newline in string", "{\"a\":\"\n\"}"},
-		{"raw NUL in string", "{\"a\":\"\x00\"}"},
-		{"bad escape", `{"a":"\x41"}`},
-		{"short unicode escape", `{"a":"\u41"}`},
-		{"non-hex unicode escape", `{"a":"\u00g0"}`},
-		{"unterminated string", `{"a":"x}`},
-		{"escape at the very end", `{"a":"\`},
-		{"byte-order mark", "\ufeff{}"},
-		{"no-break space", "{\u00a0}"},
-		{"form feed is not whitespace", "{\f}"},
-		{"vertical tab is not whitespace", "{\v}"},
-		{"line separator is not whitespace", "{}\u2028"},
-		{"NUL after the object", "{}\x00"},
-		{"unbalanced deep nesting", `{"x":` + strings.Repeat("[", 20_000) + "}"},
-		{"mismatched brackets", `{"a":[}`},
-		{"object key not a string", `{"a":{1:2}}`},
-	}
-	for _, c := range cases {
-		if _, ok := scanObject([]byte(c.body)); ok {
-			t.Errorf("case %q should be refused", c.name)
+	for _, c := range readJSONBodies(t).Refused.Cases {
+		if _, ok := scanObject([]byte(c.Body)); ok {
+			t.Errorf("case %q should be refused", c.Case)
 		}
 	}
 }
 
+// sameMember says whether the scanner's member is the one the file names.
+func sameMember(got member, want fileMember) bool {
+	switch want.Kind {
+	case "string":
+		return got.kind == memberString && string(got.raw) == want.Raw
+	case "other":
+		return got.kind == memberOther
+	case "absent":
+		return got.kind == memberAbsent
+	}
+	return false
+}
+
 func TestScanObjectKeepsTheLastNameAndEmail(t *testing.T) {
-	found, ok := scanObject([]byte(`{"name":"\ud800","name":{"a":[1]},"email":5,"na\u006de":"Ok","email":"a@b"}`))
-	if !ok || found.name.kind != memberString || string(found.name.raw) != "Ok" ||
-		found.email.kind != memberString || string(found.email.raw) != "a@b" {
-		t.Errorf("the last duplicate wins, escaped keys included: %+v", found)
-	}
-	found, ok = scanObject([]byte(`{"name":"A","name":1e400}`))
-	if !ok || found.name.kind != memberOther || found.email.kind != memberAbsent {
-		t.Errorf("a later non-string replaces a string: %+v", found)
-	}
-	found, ok = scanObject([]byte(`{"x":{"name":"nested","email":"n@n"}}`))
-	if !ok || found.name.kind != memberAbsent || found.email.kind != memberAbsent {
-		t.Errorf("nested keys are not top-level keys: %+v", found)
-	}
-	found, ok = scanObject([]byte(`{"NAME":"A","Email":"a@b"}`))
-	if !ok || found.name.kind != memberAbsent || found.email.kind != memberAbsent {
-		t.Errorf("keys are case-sensitive (encoding/json would match these): %+v", found)
+	for _, c := range readJSONBodies(t).LastWins.Cases {
+		found, ok := scanObject([]byte(c.Body))
+		if !ok || !sameMember(found.name, c.Name) || !sameMember(found.email, c.Email) {
+			t.Errorf("case %q: got %+v, want name %+v and email %+v", c.Case, found, c.Name, c.Email)
+		}
 	}
 }
 
 func TestDecodeStringLikeJSONParse(t *testing.T) {
-	cases := []struct {
-		name, raw, want string
-		ok              bool
-	}{
-		{"plain", "abc", "abc", true},
-		{"simple escapes", `\"\\\/\b\f\n\r\t`, "\"\\/\b\f\n\r\t", true},
-		{"unicode escapes, any case", `\u0041\u00E9\u00e9`, "Aéé", true},
-		{"surrogate pair", `\ud83d\ude00`, "😀", true},
-		{"raw text around escapes", `a\nb😀c`, "a\nb😀c", true},
-		{"lone high surrogate", `\ud800`, "", false},
-		{"high surrogate then text", `\ud800x`, "", false},
-		{"high surrogate then a short escape", `\ud800\n`, "", false},
-		{"lone low surrogate", `a\udc00b`, "", false},
-		{"reversed pair", `\udc00\ud800`, "", false},
-		{"high then non-surrogate escape", `\ud800\u0041`, "", false},
-	}
-	for _, c := range cases {
-		got, ok := decodeString([]byte(c.raw))
-		if got != c.want || ok != c.ok {
-			t.Errorf("case %q: got (%q, %v), want (%q, %v)", c.name, got, ok, c.want, c.ok)
+	for _, c := range readJSONBodies(t).Strings.Cases {
+		got, ok := decodeString([]byte(c.Raw))
+		if ok != (c.Decoded != nil) || (ok && got != *c.Decoded) {
+			t.Errorf("case %q: got (%q, %v), want %v", c.Case, got, ok, c.Decoded)
 		}
 	}
 }
 
 func TestStringsAreEscapedLikeJSONStringify(t *testing.T) {
-	cases := []struct{ name, text, want string }{
-		{"quote and backslash", "\"\\", `"\"\\"`},
-		{"short escapes", "\b\f\n\r\t", `"\b\f\n\r\t"`},
-		{"other control characters as lowercase \\u00xx", "\x00\x01\x1f\v", `"\u0000\u0001\u001f\u000b"`},
-		{"DEL, separators and HTML characters raw", "\u007f\u2028\u2029<>&'/", "\"\u007f\u2028\u2029<>&'/\""},
-		{"non-ASCII raw", "é😀中", `"é😀中"`},
-	}
-	for _, c := range cases {
-		user := &User{ID: 1, Name: c.text, Email: "a@b"}
-		want := `{"id":1,"name":` + c.want + `,"email":"a@b"}`
+	for _, c := range readJSONBodies(t).Escaped.Cases {
+		user := &User{ID: 1, Name: c.Text, Email: "a@b"}
+		want := `{"id":1,"name":` + c.Written + `,"email":"a@b"}`
 		if got := string(userJSON(user)); got != want {
-			t.Errorf("case %q: got %s, want %s", c.name, got, want)
+			t.Errorf("case %q: got %s, want %s", c.Case, got, want)
 		}
 	}
 }
