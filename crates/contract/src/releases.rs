@@ -63,9 +63,10 @@ impl DecidedOn {
     }
 }
 
-/// The releases the whole table was last decided on together, with `scripts/fuzz --decide`: hyper 1.12.0, the llhttp
-/// of Node 26.12.1, and Go 1.26.8 with `go 1.26` in servers-go's go.mod (whose line sets net/http's defaults); and
-/// Tomcat 11.0.22, the one Spring Boot 4.0.7 brings, on which the Tomcat rows were decided with `fairpair verify`.
+/// The releases the whole table was last decided on together (what every row's `decided_on` in
+/// `contract/tolerances.json` names today), with `scripts/fuzz --decide`: hyper 1.12.0, the llhttp of Node 26.12.1,
+/// and Go 1.26.8 with `go 1.26` in servers-go's go.mod (whose line sets net/http's defaults); and Tomcat 11.0.22, the
+/// one Spring Boot 4.0.7 brings, on which the Tomcat rows were decided with `fairpair verify`.
 pub const DECIDED_ON_2026_12: DecidedOn =
     DecidedOn { hyper: "1.12.0", llhttp: "9.4.3", go: "go1.26.8", tomcat: "11.0.22" };
 
