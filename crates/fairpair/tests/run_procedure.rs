@@ -116,7 +116,7 @@ fn a_subject_that_exits_before_it_is_ready_is_left_out_and_the_others_measured()
     assert!(bench.skipped.iter().any(|s| s.starts_with("bad: did not start")), "{:?}", bench.skipped);
 }
 
-/// The README's example service (a Python `http.server`), started by the test on a free port, with its URL.
+/// The example service of docs/own-service.md (a Python `http.server`), started by the test on a free port, with its URL.
 fn start_service() -> (Killed, String) {
     let example = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/users_service.py");
     let mut child = Command::new("python3")
