@@ -35,7 +35,7 @@ fn main() -> io::Result<()> {
         }
     }
     let mut by_rule: Vec<_> = by_rule.into_iter().collect();
-    by_rule.sort_by(|a, b| b.1.cmp(&a.1));
+    by_rule.sort_by_key(|rule| std::cmp::Reverse(rule.1));
     println!("samples by rule:");
     for ((part, pattern), n) in by_rule.iter().take(40) {
         println!("  {n:>6} {part:<8} {pattern}");

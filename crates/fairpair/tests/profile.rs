@@ -150,3 +150,85 @@ const ALL_TIME: Window = Window { from_s: 0.0, to_s: 1e9 };
 fn ms(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
+
+fn pauses_of(p: &pauses::Pauses) -> (u64, f64, f64) {
+    (p.count, ms(p.total_ms), ms(p.longest_ms))
+}
+
+#[test]
+fn node_trace_gc_logs_of_node_26_and_20() {
+    // Node 26's lines say `pooled: 0.0 MB, ` before the pause; a cluster's primary and two workers write to one log.
+    let log = gc_log("node26-cluster-trace-gc.log");
+    assert_eq!(pauses_of(&pauses::node_trace_gc(&log, ALL_TIME)), (194, 593.4, 24.82));
+    assert_eq!(pauses_of(&pauses::node_trace_gc(&log, Window { from_s: 2.0, to_s: 4.0 })), (47, 167.9, 24.82));
+    let log = gc_log("node20-trace-gc.log");
+    assert_eq!(pauses_of(&pauses::node_trace_gc(&log, ALL_TIME)), (198, 260.87, 19.21));
+    assert_eq!(pauses_of(&pauses::node_trace_gc(&log, Window { from_s: 2.0, to_s: 4.0 })), (55, 64.43, 2.59));
+    assert_eq!(pauses::node_trace_gc(&log, Window { from_s: 100.0, to_s: 200.0 }), pauses::Pauses::default());
+}
+
+#[test]
+fn go_gctrace_counts_both_stops_of_each_cycle() {
+    let log = gc_log("go-gctrace.log");
+    assert_eq!(pauses_of(&pauses::go_gctrace(&log, ALL_TIME)), (214, 5.137, 2.2));
+    assert_eq!(pauses_of(&pauses::go_gctrace(&log, Window { from_s: 5.0, to_s: 10.0 })), (48, 3.081, 2.2));
+}
+
+#[test]
+fn jvm_gc_logs_count_young_and_full_pauses() {
+    let log = gc_log("jvm-serial-gc.log");
+    assert_eq!(pauses_of(&pauses::jvm_gc_log(&log, ALL_TIME)), (209, 3139.03, 428.686));
+    assert_eq!(pauses_of(&pauses::jvm_gc_log(&log, Window { from_s: 30.0, to_s: 40.0 })), (53, 1123.875, 428.686));
+    // G1's pauses read alike; its concurrent phases are not pauses.
+    let g1 = "[0.123s][info][gc] GC(0) Pause Young (Normal) (G1 Evacuation Pause) 24M->3M(256M) 2.345ms\n\
+              [0.200s][info][gc] GC(1) Concurrent Mark Cycle 12.345ms\n\
+              [0.300s][info][gc] GC(1) Pause Remark 20M->20M(256M) 1.000ms\n";
+    assert_eq!(pauses_of(&pauses::jvm_gc_log(g1, ALL_TIME)), (2, 3.345, 2.345));
+}
+
+#[test]
+fn node_loop_delay_takes_the_worst_second_in_the_window() {
+    let log = gc_log("node26-loop-delay.856");
+    let d = pauses::node_loop_delay(&log, ALL_TIME).unwrap();
+    assert_eq!((d.p99_ms, d.max_ms), (56.29, 188.705));
+    let d = pauses::node_loop_delay(&log, Window { from_s: 3.5, to_s: 7.0 }).unwrap();
+    assert_eq!((d.p99_ms, d.max_ms), (16.64, 72.379));
+    assert_eq!(pauses::node_loop_delay(&log, Window { from_s: 100.0, to_s: 200.0 }), None);
+    let log = gc_log("node20-loop-delay.32762");
+    let d = pauses::node_loop_delay(&log, Window { from_s: 2.0, to_s: 4.0 }).unwrap();
+    assert_eq!((d.p99_ms, d.max_ms), (3.541, 3.795));
+}
+
+#[test]
+fn garbage_lines_are_skipped_never_a_panic() {
+    let garbage = [
+        "",
+        "listening on http://127.0.0.1:3000 (10000 users, 1 worker)",
+        "[",
+        "[]",
+        "[12:0x1]",
+        "[12:0x1]    abc ms: Scavenge",
+        "[12:0x1]      70 ms: Scavenge 5.9 (6.9) -> 5.4 (7.6) MB, pooled: 0.0 MB, x / 0.00 ms",
+        "[12:0x1]      70 ms: Scavenge 5.9 (6.9) -> 5.4 (7.6) MB, pooled: 0.0 MB, 2.4",
+        "gc",
+        "gc 1 @0.012s 2%: 0.010+0.25 ms clock,",
+        "gc 1 @s 2%: 0.010+0.25+0.003 ms clock,",
+        "gc x @0.1s 2%: 0.010+0.25+0.003 ms clock,",
+        "gc 1 @0.1s 2%: a+b+c ms clock,",
+        "[0.1s][info][gc] GC(0) Pause Young",
+        "[0.1s][info][gc] GC(0) Pause Young 1M->0M(2M) ms",
+        "[0.1s][info][gc] GC(0",
+        "[x s][info][gc] GC(0) Pause Young 1M->0M(2M) 1.0ms",
+        "1.0 2.0 3.0",
+        "1.0 2.0 3.0 x",
+        "é ü \u{0} ;;; 1 2 3 4 5",
+    ]
+    .join("\n");
+    assert_eq!(pauses::node_trace_gc(&garbage, ALL_TIME), pauses::Pauses::default());
+    assert_eq!(pauses::go_gctrace(&garbage, ALL_TIME), pauses::Pauses::default());
+    assert_eq!(pauses::jvm_gc_log(&garbage, ALL_TIME), pauses::Pauses::default());
+    assert_eq!(pauses::node_loop_delay(&garbage, ALL_TIME), None);
+    // A real line among the garbage is still read.
+    let mixed = format!("{garbage}\ngc 9 @1.5s 2%: 0.5+1.0+0.25 ms clock, x\n");
+    assert_eq!(pauses_of(&pauses::go_gctrace(&mixed, ALL_TIME)), (2, 0.75, 0.5));
+}
