@@ -418,6 +418,17 @@ mod tests {
     }
 
     #[test]
+    fn a_pass_rule_hands_its_frame_to_the_caller() {
+        let table = "pass\tprefix\truntime.map\ta map's lookup\nruntime\tprefix\truntime.\tthe runtime\n\
+            http\tprefix\tnet/http.\tthe HTTP server\n";
+        let rules = Rules::parse("go-test.tsv", table).unwrap();
+        let frames = ["srv", "runtime.goexit", "net/http.Header.Get", "runtime.mapaccess1_faststr"];
+        let (part, rule) = rules.decide(&frames);
+        assert_eq!((part, rule.map(|r| r.source.1)), (Part::Http, Some(3)));
+        assert_eq!(rules.decide(&["srv", "runtime.mapaccess1"]), (Part::Other, None));
+    }
+
+    #[test]
     fn leaves_without_a_name_are_unresolved() {
         for name in ["[unknown]", "[libc.so.6]", "0x7f00aa", "7f00aa12", "[unknown]_[k]", " "] {
             assert!(!Frame::of(name).resolved(), "{name}");
