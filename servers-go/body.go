@@ -20,7 +20,8 @@ const BodyLimit = 65_536
 const DrainLimit = 1_048_576
 
 // drainBufferSize is the one buffer an oversized body is drained through: small and fixed, so that a connection
-// draining a megabyte costs no more memory than an idle one (decision D9).
+// draining a megabyte costs no more memory than an idle one (contract: `post-body-limit`, the drain's small fixed
+// buffer).
 const drainBufferSize = 16 * 1024
 
 // readOutcome says how reading a body ended.
@@ -35,7 +36,8 @@ const (
 	readTimedOut
 	// readBroken: the client went away or sent a malformed chunk; nothing more can be read.
 	readBroken
-	// readBadTrailer: a chunked body's trailer holds a field that frames or routes the message (decision V2).
+	// readBadTrailer: a chunked body's trailer holds a field that frames or routes the message (contract:
+	// `transport-trailer`).
 	readBadTrailer
 )
 
@@ -93,7 +95,7 @@ func hasFramingTrailer(trailer http.Header) bool {
 }
 
 // drain reads and drops what is left of an oversized body, up to DrainLimit past the limit. The verdict is 413
-// whatever happens next (decision V5): a body that stops coming or breaks is simply not drained.
+// whatever happens next (contract: `post-body-limit`): a body that stops coming or breaks is simply not drained.
 func drain(body io.Reader, received int) bodyResult {
 	buffer := make([]byte, drainBufferSize)
 	for received <= BodyLimit+DrainLimit {

@@ -50,7 +50,8 @@ func (rt *routes) route(x *exchange) {
 		return
 	}
 	// Every other route ignores a body. One that was sent is not read (net/http reads and discards up to 256 KiB
-	// of it after the response), so the connection closes after the answer (decision V4).
+	// of it after the response), so the connection closes after the answer (contract:
+	// `transport-unread-body-closes`).
 	if x.r.ContentLength != 0 {
 		x.close = true
 	}
@@ -113,8 +114,9 @@ func canonicalID(segment string) (uint64, bool) {
 
 // createUser is POST /users, its rules checked in the contract's order.
 func (rt *routes) createUser(x *exchange) {
-	// Rule 1. The body is not awaited (decision V6): a client that sent the wrong type may never send it. One that
-	// was sent is left unread, so the connection closes after the answer (decision V4).
+	// Rule 1. The body is not awaited (contract: `post-content-type`): a client that sent the wrong type may never
+	// send it. One that was sent is left unread, so the connection closes after the answer (contract:
+	// `transport-unread-body-closes`).
 	if !isJSONMediaType(x.r.Header.Get("Content-Type")) {
 		x.close = x.r.ContentLength != 0
 		sendError(x, errUnsupportedType)
@@ -134,7 +136,8 @@ func (rt *routes) createUser(x *exchange) {
 		sendError(x, errBadRequest)
 		return
 	case readTooLarge:
-		// Decision V4: a body not read as a request (even one drained to its end) closes the connection.
+		// A body not read as a request (even one drained to its end) closes the connection (contract:
+		// `transport-unread-body-closes`).
 		x.close = true
 		sendError(x, errPayloadTooLarge)
 		return

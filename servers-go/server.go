@@ -15,11 +15,12 @@
 //	GET  /            200 Hello, World! (text/plain)
 //	HEAD on each GET route; another method on a known path is 405 with Allow.
 //
-// Code tour, the same files as the Node and Rust servers: this file (start-up line, signals) → config.go (flags) →
-// transport.go (the server, checkHead, the request entry) → routes.go (routing and handlers) → request_log.go (the
-// --log line) → error.go (every error answer) → body.go (reading a body within limits) → validation.go (POST /users
-// rules) → json.go (JSON.parse's grammar, JSON.stringify's escapes) → store.go (the map). The tests are the *_test.go
-// files beside them; contract/cases.json is the contract as data.
+// Code tour, the same files as the Node and Rust servers: this file (binding with the listen backlog, start-up line,
+// signals) → config.go (flags) → transport.go (the server, checkHead, the request entry, closeGracefully) →
+// routes.go (routing and handlers) → request_log.go (the --log line) → error.go (every error answer) → body.go
+// (reading a body within limits) → validation.go (POST /users rules) → json.go (JSON.parse's grammar,
+// JSON.stringify's escapes) → store.go (the map). The tests are the *_test.go files beside them; contract/cases.json
+// is the contract as data.
 //
 // SIGTERM or SIGINT: stop accepting, finish the requests in progress (10 s at most), exit 0. SIGHUP, SIGUSR1 and
 // SIGUSR2 are ignored (logged with --log).

@@ -177,11 +177,12 @@ func clearBodyDeadline(w http.ResponseWriter) {
 }
 
 // endNow sends the answer and ends the connection's sending side at once, for an answer that closes the connection
-// while the request's body may still be on its way (decisions V4 and V6). Left to itself, net/http would first read
-// and discard up to 256 KiB of that body (or wait for it until the body's deadline) and only then close, so a client
-// that never sends its body would wait that long to see the connection closed. With the FIN sent now the client sees
-// the end at once, while net/http still reads and discards what arrives, so that closing the socket does not reset
-// the connection and destroy the answer before the client has read it.
+// while the request's body may still be on its way (contract: `transport-unread-body-closes`, `post-content-type`).
+// Left to itself, net/http would first read and discard up to 256 KiB of that body (or wait for it until the body's
+// deadline) and only then close, so a client that never sends its body would wait that long to see the connection
+// closed. With the FIN sent now the client sees the end at once, while net/http still reads and discards what
+// arrives, so that closing the socket does not reset the connection and destroy the answer before the client has
+// read it.
 func endNow(x *exchange) {
 	if flusher, ok := x.w.(http.Flusher); ok {
 		flusher.Flush()

@@ -14,10 +14,11 @@
 //   GET  /            200 Hello, World! (text/plain)
 //   HEAD on each GET route; another method on a known path is 405 with Allow.
 //
-// Code tour, the same files as the Go and Rust servers: this file (start-up line, signals, cluster) → config.js (flags)
-// → transport.js (the server, `checkHead`, the request entry) → routes.js (routing and handlers) → request_log.js (the
-// --log line) → error.js (every error answer) → body.js (reading a body within limits) → validation.js (POST /users
-// rules) → store.js (the Map). The tests are in test/, contract/cases.json is the contract as data.
+// Code tour, the same files as the Go and Rust servers: this file (binding with the listen backlog, start-up line,
+// signals, cluster) → config.js (flags) → transport.js (the server, `checkHead`, the request entry, `closeGracefully`)
+// → routes.js (routing and handlers) → request_log.js (the --log line) → error.js (every error answer) → body.js
+// (reading a body within limits) → validation.js (POST /users rules) → store.js (the Map). The tests are in test/,
+// contract/cases.json is the contract as data.
 //
 // SIGTERM or SIGINT: stop accepting, finish the requests in progress (10 s at most), exit 0. SIGHUP, SIGUSR1 and
 // SIGUSR2 are ignored (one line on stderr with --log); SIGUSR1 in particular never opens Node's inspector.

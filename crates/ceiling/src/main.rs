@@ -120,7 +120,7 @@ fn runtime(workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
     }
 }
 
-/// Binds with a listen backlog of 1,024, as `users_api::bind` does.
+/// Binds with a listen backlog of 1,024, as the Rust server's `bind` (`crates/users-server/src/main.rs`) does.
 fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
     let socket = if address.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
     socket.set_reuseaddr(true)?;

@@ -72,8 +72,9 @@ fn half_closed(addr: SocketAddr, bytes: &[u8]) -> Result<contract::Response, Str
     }
 }
 
-/// Bug 6 / D6: 500 GETs and 500 POSTs, each followed at once by `shutdown(SHUT_WR)`, are all answered, and the
-/// users created are exactly the POSTs answered 201.
+/// A complete request followed by the client's half-close is answered (CONTRACT.md, "Transport rules"): 500 GETs and
+/// 500 POSTs, each followed at once by `shutdown(SHUT_WR)`, are all answered, and the users created are exactly the
+/// POSTs answered 201.
 #[test]
 fn half_closed_requests_are_all_answered() {
     let mut problems = Vec::new();
@@ -134,10 +135,11 @@ fn a_burst_of_1000_connects_loses_nothing() {
     report(problems);
 }
 
-/// Bug 9 / D9: 600 connections each send a 1.1 MB body to POST /users, which the server drains (up to 1 MiB past the
-/// limit) before answering 413. Peak memory (VmHWM, one worker) may grow by at most 200 KiB per connection: a loose
-/// bound so the test cannot flake on a noisy machine; the figure itself is printed (`--nocapture`). The contract's
-/// target is 64 KiB; with hyper's default buffer limit the Rust server took 394 to 591 KiB.
+/// The drain's small fixed buffer (contract: `post-body-limit`): 600 connections each send a 1.1 MB body to POST
+/// /users, which the server drains (up to 1 MiB past the limit) before answering 413. Peak memory (VmHWM, one worker)
+/// may grow by at most 200 KiB per connection: a loose bound so the test cannot flake on a noisy machine; the figure
+/// itself is printed (`--nocapture`). The contract's target is 64 KiB; with hyper's default buffer limit the Rust
+/// server took 394 to 591 KiB.
 #[test]
 fn draining_oversize_bodies_holds_little_memory_per_connection() {
     const CONNECTIONS: usize = 600;
@@ -235,9 +237,9 @@ enum Read {
     Created { name: String },
 }
 
-/// D7: a chunk size followed by a space or a tab (`1d \r\n`) is tolerated: a server refuses it with 400, or reads the
-/// chunk with that size, storing the same user as `1d\r\n` would. A request pipelined behind it is answered as
-/// itself (nothing is smuggled), and nothing else is stored.
+/// A chunk size followed by a space or a tab (`1d \r\n`) is tolerated (contract: `raw-chunk-size-trailing-space`): a
+/// server refuses it with 400, or reads the chunk with that size, storing the same user as `1d\r\n` would. A request
+/// pipelined behind it is answered as itself (nothing is smuggled), and nothing else is stored.
 #[test]
 fn a_chunk_size_followed_by_a_blank_is_refused_or_read_the_same() {
     let user = r#"{"name":"Smug","email":"s@x"}"#;
@@ -290,8 +292,8 @@ fn a_chunk_size_followed_by_a_blank_is_refused_or_read_the_same() {
     report(problems);
 }
 
-/// D4 / D8 / V7: a `Transfer-Encoding` other than exactly one `chunked` is refused, 501 (or 400 where the stack's
-/// parser refuses first), the connection closes, and nothing is stored whatever the outcome.
+/// A `Transfer-Encoding` other than exactly one `chunked` is refused (contract: `transport-transfer-encoding`), 501 (or
+/// 400 where the stack's parser refuses first), the connection closes, and nothing is stored whatever the outcome.
 #[test]
 fn unsupported_transfer_codings_are_refused_and_store_nothing() {
     let user = r#"{"name":"Smug","email":"s@x"}"#;

@@ -37,7 +37,7 @@ enum Drained {
 
 /// Reads the whole body, or fails with 413 `payload too large` (after draining), 408 `request timeout` when
 /// `deadline` passes first, or 400 `bad request` when the body is malformed or the client goes away.
-pub async fn read_limited(mut body: Body, deadline: Instant) -> Result<Vec<u8>, ApiError> {
+pub async fn read_body(mut body: Body, deadline: Instant) -> Result<Vec<u8>, ApiError> {
     // With a Content-Length, hyper has already parsed and checked it, and reports it as the body's exact size: an
     // oversize declaration is refused before a byte of it is read.
     let declared = body.size_hint().exact();
@@ -147,22 +147,22 @@ mod tests {
 
     #[tokio::test]
     async fn reads_a_body_up_to_the_limit() {
-        let body = read_limited(Body::from(vec![b'x'; MAX_BODY_BYTES]), in_a_minute()).await;
+        let body = read_body(Body::from(vec![b'x'; MAX_BODY_BYTES]), in_a_minute()).await;
         assert_eq!(body.map(|b| b.len()), Ok(MAX_BODY_BYTES), "declared length");
-        let body = read_limited(chunked(&[30_000, 30_000, 5_536]), in_a_minute()).await;
+        let body = read_body(chunked(&[30_000, 30_000, 5_536]), in_a_minute()).await;
         assert_eq!(body.map(|b| b.len()), Ok(MAX_BODY_BYTES), "counted length");
     }
 
     #[tokio::test]
     async fn refuses_an_oversize_body() {
-        let declared = read_limited(Body::from(vec![b'x'; MAX_BODY_BYTES + 1]), in_a_minute()).await;
+        let declared = read_body(Body::from(vec![b'x'; MAX_BODY_BYTES + 1]), in_a_minute()).await;
         assert_eq!(declared, Err(ApiError::PayloadTooLarge), "declared");
-        let counted = read_limited(chunked(&[60_000, 6_000, 100]), in_a_minute()).await;
+        let counted = read_body(chunked(&[60_000, 6_000, 100]), in_a_minute()).await;
         assert_eq!(counted, Err(ApiError::PayloadTooLarge), "counted");
-        let endless = read_limited(chunked(&[60_000; 40]), in_a_minute()).await;
+        let endless = read_body(chunked(&[60_000; 40]), in_a_minute()).await;
         assert_eq!(endless, Err(ApiError::PayloadTooLarge), "endless");
         // Once the body is known to be too large, a client that stops sending still gets 413, not 408.
-        let stalled = read_limited(stalling(&[70_000]), Instant::now()).await;
+        let stalled = read_body(stalling(&[70_000]), Instant::now()).await;
         assert_eq!(stalled, Err(ApiError::PayloadTooLarge), "rest never came");
     }
 
@@ -198,7 +198,7 @@ mod tests {
             let mut trailers = HeaderMap::new();
             trailers.insert(header::HeaderName::from_static(name), "5".parse().unwrap());
             let body = Body::new(WithTrailer(Some(Frame::data(Bytes::from_static(b"{}"))), Some(trailers)));
-            let outcome = read_limited(body, in_a_minute()).await;
+            let outcome = read_body(body, in_a_minute()).await;
             assert_eq!(outcome.err(), *refusal, "trailer {name}");
         }
     }
@@ -207,7 +207,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn times_out_when_the_body_stalls() {
         let deadline = Instant::now() + Duration::from_secs(10);
-        let stalled = read_limited(stalling(&[10]), deadline).await;
+        let stalled = read_body(stalling(&[10]), deadline).await;
         assert_eq!(stalled, Err(ApiError::RequestTimeout));
         assert!(Instant::now() >= deadline, "not before the deadline");
     }

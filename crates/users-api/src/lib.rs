@@ -2,7 +2,8 @@
 //!
 //! A small in-memory JSON API of users, written to the contract in `contract/CONTRACT.md` so that it answers
 //! byte for byte like the Node and Go servers (`servers-node/`, `servers-go/`). Everything worth reading lives in this library; the
-//! `users-server` binary only parses flags, sets up logging and signals, and calls [`serve`].
+//! `users-server` binary only parses flags, sets up logging and signals, binds the listener (as the Node and Go servers
+//! bind in their entry files), and calls [`serve`].
 //!
 //! Run it with `cargo run --release -p users-server`, then `curl localhost:3000/users/500`.
 //!
@@ -51,5 +52,5 @@ pub mod validation;
 pub use error::ApiError;
 pub use routes::{AppState, app};
 pub use store::{SEED_USERS, Store};
-pub use transport::{LISTEN_BACKLOG, MAX_BUF_BYTES, MAX_HEAD_BYTES, Options, bind, run, runtime, serve};
+pub use transport::{MAX_BUF_BYTES, MAX_HEAD_BYTES, Options, run, runtime, serve};
 pub use validation::{NewUser, User};

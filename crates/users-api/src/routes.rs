@@ -102,13 +102,13 @@ async fn create_user(State(state): State<AppState>, request: Request) -> Result<
         return Err(ApiError::UnsupportedMediaType);
     }
     // Rule 2.
-    let bytes = body::read_limited(body, deadline).await?;
+    let bytes = body::read_body(body, deadline).await?;
     // Rules 3 to 6.
     let new_user = NewUser::parse(&bytes)?;
     // Rule 7.
     let (id, mut response) = state
         .store
-        .insert(new_user, |user| (user.id, json_response(StatusCode::CREATED, user)))
+        .create(new_user, |user| (user.id, json_response(StatusCode::CREATED, user)))
         .map_err(|StoreFull| {
         say_store_full(state.store.max_users());
         ApiError::StoreFull

@@ -65,7 +65,7 @@ impl Store {
     ///
     /// The id is claimed with a compare-and-swap that also checks the capacity, so two concurrent requests can never
     /// both take the last free place. `view` runs before the user is inserted, so it holds no lock.
-    pub fn insert<R>(&self, new_user: NewUser, view: impl FnOnce(&User) -> R) -> Result<R, StoreFull> {
+    pub fn create<R>(&self, new_user: NewUser, view: impl FnOnce(&User) -> R) -> Result<R, StoreFull> {
         let id = self
             .next_id
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| (next <= self.max_users).then_some(next + 1))
@@ -115,8 +115,8 @@ mod tests {
     #[test]
     fn new_users_get_the_next_ids() {
         let store = Store::seeded(1_000_000);
-        assert_eq!(store.insert(new_user("A"), |u| u.id), Ok(10_001));
-        assert_eq!(store.insert(new_user("B"), |u| u.id), Ok(10_002));
+        assert_eq!(store.create(new_user("A"), |u| u.id), Ok(10_001));
+        assert_eq!(store.create(new_user("B"), |u| u.id), Ok(10_002));
         assert_eq!(store.read(10_002, |u| u.name.clone()), Some("B".into()));
         assert_eq!(store.len(), 10_002);
     }
@@ -124,23 +124,23 @@ mod tests {
     #[test]
     fn refuses_users_beyond_capacity() {
         let store = Store::seeded(10_002);
-        assert_eq!(store.insert(new_user("A"), |u| u.id), Ok(10_001));
-        assert_eq!(store.insert(new_user("B"), |u| u.id), Ok(10_002));
-        assert_eq!(store.insert(new_user("C"), |u| u.id), Err(StoreFull));
+        assert_eq!(store.create(new_user("A"), |u| u.id), Ok(10_001));
+        assert_eq!(store.create(new_user("B"), |u| u.id), Ok(10_002));
+        assert_eq!(store.create(new_user("C"), |u| u.id), Err(StoreFull));
         assert_eq!(store.len(), 10_002);
 
         let full = Store::seeded(SEED_USERS);
-        assert_eq!(full.insert(new_user("A"), |u| u.id), Err(StoreFull));
+        assert_eq!(full.create(new_user("A"), |u| u.id), Err(StoreFull));
     }
 
     #[test]
-    fn concurrent_inserts_never_exceed_capacity_nor_share_an_id() {
+    fn concurrent_creates_never_exceed_capacity_nor_share_an_id() {
         let store = Store::seeded(10_100);
         let mut ids: Vec<u64> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..4)
                 .map(|_| {
                     scope.spawn(|| {
-                        (0..50).filter_map(|_| store.insert(new_user("X"), |u| u.id).ok()).collect::<Vec<_>>()
+                        (0..50).filter_map(|_| store.create(new_user("X"), |u| u.id).ok()).collect::<Vec<_>>()
                     })
                 })
                 .collect();

@@ -7,7 +7,8 @@
 //! with `http1` only, so no HTTP/2 code is compiled in at all.) So this module drives hyper's HTTP/1 connection
 //! directly, which is also what `axum::serve` does underneath:
 //!
-//! - the listener asks for a backlog of 1,024 ([`bind`]), so a burst of connects is queued, not reset;
+//! - the listener comes bound from the binary (`users-server`'s `bind`, with a backlog of 1,024 so that a burst of
+//!   connects is queued, not reset), as the Node and Go servers bind in their entry files;
 //! - `header_read_timeout` closes a connection that has not sent a complete head in time. hyper starts that timer
 //!   whenever it waits for a head, so it also covers an idle keep-alive connection, exactly as the contract asks;
 //! - `max_header_size` answers 431 to a head over 16 KiB, and hyper's default header count limit answers 431 over
@@ -20,15 +21,15 @@
 //!   form, the framing headers and `Expect`;
 //! - a request whose body was not read to its end is answered with `Connection: close` ([`BodyEnd`]);
 //! - a handler that panics gets its request a 500 `internal error`, and the server goes on;
-//! - on shutdown, the listener is closed at once, connections finish the request they are serving (idle ones close
-//!   right away) and whatever is still open after the shutdown timeout is closed by force.
+//! - on shutdown ([`close_gracefully`], as in the Node and Go servers), the listener is closed at once, connections
+//!   finish the request they are serving (idle ones close right away) and whatever is still open after the shutdown
+//!   timeout is closed by force.
 //!
 //! The body's own time limit is enforced where the body is read, in `body.rs`: hyper has none.
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
@@ -44,7 +45,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::{TcpListener, TcpSocket};
+use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tower::ServiceExt;
 
@@ -62,21 +63,6 @@ pub const MAX_HEAD_BYTES: usize = 16 * 1024;
 /// A buffer as large as the largest head accepted changes nothing for the head (the 431 comes at the same size) and
 /// keeps a draining connection's memory small and fixed.
 pub const MAX_BUF_BYTES: usize = MAX_HEAD_BYTES;
-
-/// The listen backlog the server asks for: how many connections the kernel queues before `accept`. tokio's
-/// `TcpListener::bind` asks for 128 (the standard library's value), fewer than a harness that opens 1,000 connections
-/// at once needs queued rather than dropped or reset. The kernel caps what is asked at `net.core.somaxconn` (4,096 on
-/// recent Linux, 128 on older kernels); `ss -lnt` shows the backlog a listener got as its Send-Q.
-pub const LISTEN_BACKLOG: u32 = 1024;
-
-/// Binds a listener on `address` with [`LISTEN_BACKLOG`], reusing the address (as `TcpListener::bind` does) so a
-/// restarted server need not wait for old connections in TIME_WAIT.
-pub fn bind(address: SocketAddr) -> io::Result<TcpListener> {
-    let socket = if address.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
-    socket.set_reuseaddr(true)?;
-    socket.bind(address)?;
-    socket.listen(LISTEN_BACKLOG)
-}
 
 /// The tokio runtime the server runs on, with `workers` threads: a current-thread runtime for one worker, the
 /// multi-thread runtime for more.
@@ -200,12 +186,28 @@ pub async fn serve(listener: TcpListener, state: AppState, options: &Options, sh
         });
     }
 
+    // The loop's own receiver goes first: `close_gracefully` waits for the last one to be dropped.
+    drop(force_close_signal);
+    close_gracefully(listener, graceful, force_close, options.shutdown_timeout).await;
+}
+
+/// Closes the server the way SIGTERM asks (the Node and Go servers' `closeGracefully` does the same job): stop
+/// accepting at once, let every connection finish the request it is serving (an idle one closes right away), and
+/// close by force whatever is still open after `timeout`.
+///
+/// `graceful` watches every connection; `force_close` is the channel each connection task listens on, one receiver
+/// per task, so that sending `true` ends them all and the channel closes once the last of them has gone.
+async fn close_gracefully(
+    listener: TcpListener,
+    graceful: GracefulShutdown,
+    force_close: watch::Sender<bool>,
+    timeout: Duration,
+) {
     // Dropping the listener closes its socket: from now on, connection attempts are refused.
     drop(listener);
-    drop(force_close_signal);
     tracing::info!("shutting down: finishing in-flight requests");
-    if tokio::time::timeout(options.shutdown_timeout, graceful.shutdown()).await.is_err() {
-        tracing::warn!(timeout = ?options.shutdown_timeout, "connections still busy at the shutdown timeout; closing them");
+    if tokio::time::timeout(timeout, graceful.shutdown()).await.is_err() {
+        tracing::warn!(?timeout, "connections still busy at the shutdown timeout; closing them");
         // Sending fails only when no connection task is left, and then there is nothing to close.
         let _ = force_close.send(true);
         // Every connection task holds a receiver until it ends, so once all receivers are gone, every socket is

@@ -1,8 +1,9 @@
 //! # users-server — the Rust server of fairpair
 //!
 //! Serves the users API of `users-api` (see that crate for the routes and how they work). This file reads the configuration
-//! (`config.rs`: flags and environment variables), sets up logging, builds the tokio runtime, binds, prints the
-//! start-up line and waits for SIGTERM or SIGINT. SIGHUP, SIGUSR1 and SIGUSR2 are ignored (logged with `--log`), so a
+//! (`config.rs`: flags and environment variables), sets up logging, builds the tokio runtime, binds with the listen
+//! backlog of 1,024 (`bind`, as the Node and Go servers bind in `server.js` and `server.go`), prints the start-up line
+//! and waits for SIGTERM or SIGINT. SIGHUP, SIGUSR1 and SIGUSR2 are ignored (logged with `--log`), so a
 //! stray signal from a terminal or a process manager never ends the server.
 //!
 //! Run with `cargo run --release -p users-server -- --workers 1`, then `curl localhost:3000/users/500`.
@@ -21,10 +22,12 @@
 //!
 //! Bad flags or values exit with status 2 and one line on stderr.
 
-use std::io::Write;
+use std::io::{self, Write};
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use tokio::net::{TcpListener, TcpSocket};
 use tokio::signal::unix::{SignalKind, signal};
 use tracing_subscriber::EnvFilter;
 
@@ -98,7 +101,7 @@ async fn run(config: Config) -> Result<(), String> {
     ignore_other_signals(config.log)?;
 
     let address = config.address;
-    let listener = users_api::bind(address).map_err(|e| format!("cannot listen on {address}: {e}"))?;
+    let listener = bind(address).map_err(|e| format!("cannot listen on {address}: {e}"))?;
     let port = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?.port();
     let state = config.options.state();
     print_listening(&config.host, port, state.store().len(), config.workers);
@@ -110,6 +113,23 @@ async fn run(config: Config) -> Result<(), String> {
     tokio::spawn(async move { users_api::serve(listener, state, &options, shutdown).await })
         .await
         .map_err(|e| format!("the server task failed: {e}"))
+}
+
+/// The listen backlog every fairpair server asks for (CONTRACT.md, "Running a server"): how many connections the
+/// kernel queues before `accept`. tokio's `TcpListener::bind` asks for 128 (the standard library's value), fewer than
+/// a harness that opens 1,000 connections at once needs queued rather than dropped or reset. The kernel caps what is
+/// asked at `net.core.somaxconn` (4,096 on recent Linux, 128 on older kernels); `ss -lnt` shows the backlog a listener
+/// got as its Send-Q.
+const LISTEN_BACKLOG: u32 = 1024;
+
+/// Binds a listener on `address` with [`LISTEN_BACKLOG`], reusing the address (as `TcpListener::bind` does) so a
+/// restarted server need not wait for old connections in TIME_WAIT. It lives here, beside the start-up line, as the
+/// Node and Go servers bind in their entry files; the library serves whatever listener it is given.
+fn bind(address: SocketAddr) -> io::Result<TcpListener> {
+    let socket = if address.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// SIGHUP, SIGUSR1 and SIGUSR2 would end the process by default (a closed terminal, a log-rotation script, a

@@ -1,6 +1,7 @@
 // The embedded Tomcat with the contract's limits, and the filter in front of the controller: the head checks Tomcat
 // leaves to the application, the connection's head deadline, the --log line and the 500 for a failure that escapes
-// everything else. The Go server's transport.go does the same job.
+// everything else; and the graceful close on SIGTERM. The Go server's transport.go does the same job. Tomcat accepts
+// the connections, on the address, port and listen backlog that UsersServer hands Spring.
 //
 // What Tomcat does by itself, before any filter runs (so this file cannot change it; CONTRACT.md's tolerated cases
 // allow each): a malformed request line or header, an HTTP/1.1 request without Host, two Host fields, a bad
@@ -23,6 +24,7 @@ import org.apache.coyote.http11.AbstractHttp11Protocol;
 import org.apache.tomcat.util.buf.EncodedSolidusHandling;
 import org.springframework.boot.tomcat.servlet.TomcatServletWebServerFactory;
 import org.springframework.boot.web.server.WebServerFactoryCustomizer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.stereotype.Component;
@@ -36,8 +38,31 @@ public final class Transport {
     public static final int MAX_HEAD_BYTES = 16 * 1024;
     /** The most header fields a request may have. */
     public static final int MAX_HEADER_FIELDS = 100;
-    /** The listen backlog every fairpair server asks for (the kernel caps it at net.core.somaxconn). */
-    public static final int LISTEN_BACKLOG = 1024;
+
+    /**
+     * Closes the server the way SIGTERM asks, as the Node and Go servers' closeGracefully do: stop accepting at once,
+     * end the keep-alive connections between requests (Connections.drain), let requests in progress finish (Spring's
+     * graceful shutdown, when the context closes) and give up at timeoutMs. Returns once the context has closed.
+     *
+     * Where the others close the connections still open at the limit, this one ends the process: the graceful phase
+     * gives up at the limit, but stopping Tomcat afterwards still waits for its request threads, and one blocked in a
+     * body read waits for its client. So shortly after the limit the process exits 0 whatever is still running, and
+     * the kernel closes what is left.
+     */
+    static void closeGracefully(ConfigurableApplicationContext context, long timeoutMs) {
+        Thread limit = new Thread(() -> {
+            try {
+                Thread.sleep(timeoutMs + 500);
+            } catch (InterruptedException stop) {
+                return;
+            }
+            Runtime.getRuntime().halt(0);
+        }, "shutdown-limit");
+        limit.setDaemon(true);
+        limit.start();
+        Connections.drain();
+        context.close();
+    }
 
     /** Tomcat's connector, set up with the contract's limits. */
     @Component
@@ -65,7 +90,6 @@ public final class Transport {
             // answers them in the contract's shape; Spring Boot's error controller is switched off.
             factory.addErrorPages(new org.springframework.boot.web.error.ErrorPage("/error"));
             factory.addConnectorCustomizers(connector -> {
-                connector.setProperty("acceptCount", String.valueOf(LISTEN_BACKLOG));
                 // Tomcat's default closes a connection after its 100th request; the contract keeps it alive.
                 connector.setProperty("maxKeepAliveRequests", "-1");
                 // Tomcat answers TRACE itself with 405 and its own Allow list unless allowed; the filter answers it.

@@ -15,10 +15,11 @@
 //   GET  /            200 Hello, World! (text/plain)
 //   HEAD on each GET route; another method on a known path is 405 with Allow.
 //
-// Code tour, the same jobs as the other servers' files: this file (flags to Spring, start-up line, signals) →
-// Config (flags) → Transport (Tomcat's settings, the filter in front) → Connections (the per-connection deadlines)
-// → UsersController (routing and handlers) → ApiErrors and ApiError (every error answer) → RequestLog (the --log
-// line) → Body (reading a body within limits) → Validation (POST /users rules) → Json → Store.
+// Code tour, the same jobs as the other servers' files: this file (flags to Spring, the address and backlog Spring
+// binds with, start-up line, signals) → Config (flags) → Transport (Tomcat's settings, the filter in front, the
+// graceful close) → Connections (the per-connection deadlines) → UsersController (routing and handlers) → ApiErrors
+// and ApiError (every error answer) → RequestLog (the --log line) → Body (reading a body within limits) → Validation
+// (POST /users rules) → Json → Store.
 //
 // SIGTERM or SIGINT: stop accepting, finish the requests in progress (10 s at most), exit 0. SIGHUP, SIGUSR1 and
 // SIGUSR2 are ignored (logged with --log).
@@ -38,6 +39,9 @@ import sun.misc.Signal;
 /** The entry point. */
 @SpringBootApplication
 public class UsersServer {
+    /** The listen backlog every fairpair server asks for (the kernel caps it at net.core.somaxconn). */
+    public static final int LISTEN_BACKLOG = 1024;
+
     public static void main(String[] args) {
         Config config;
         try {
@@ -68,7 +72,10 @@ public class UsersServer {
         }
         Connections.headerTimeoutMs = config.headerTimeoutMs();
         SpringApplication app = new SpringApplication(UsersServer.class);
+        // Spring binds, when the context starts: the address, the port and the listen backlog are its properties, set
+        // here as the other servers bind in their entry files (Tomcat's acceptCount is the backlog it asks for).
         app.setDefaultProperties(Map.of("server.address", config.host(), "server.port", config.port(),
+                "server.tomcat.accept-count", LISTEN_BACKLOG,
                 "spring.lifecycle.timeout-per-shutdown-phase", config.shutdownTimeoutMs() + "ms"));
         app.addInitializers(context -> context.getBeanFactory().registerSingleton("config", config));
         app.addListeners((WebServerInitializedEvent ready) -> printListening(config.host(), ready.getWebServer().getPort(),
@@ -87,27 +94,10 @@ public class UsersServer {
             return;
         }
         for (String name : new String[] {"TERM", "INT"}) {
-            Signal.handle(new Signal(name), received -> {
-                // The graceful phase gives up at the shutdown limit, but stopping Tomcat afterwards still waits for
-                // its request threads, and one blocked in a body read waits for its client. So the limit is kept
-                // here too: shortly after it the process exits 0 whatever is still running, and the kernel closes
-                // what is left, as the other servers close what is left and exit.
-                Thread limit = new Thread(() -> {
-                    try {
-                        Thread.sleep(config.shutdownTimeoutMs() + 500);
-                    } catch (InterruptedException stop) {
-                        return;
-                    }
-                    Runtime.getRuntime().halt(0);
-                }, "shutdown-limit");
-                limit.setDaemon(true);
-                limit.start();
-                new Thread(() -> {
-                    Connections.drain();
-                    context.close();
-                    System.exit(0);
-                }, "shutdown").start();
-            });
+            Signal.handle(new Signal(name), received -> new Thread(() -> {
+                Transport.closeGracefully(context, config.shutdownTimeoutMs());
+                System.exit(0);
+            }, "shutdown").start());
         }
     }
 
