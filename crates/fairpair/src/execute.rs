@@ -494,7 +494,8 @@ impl<'a> Execution<'a> {
         for run in &runs {
             let (name, scenario) = (&run.subject.name, &run.scenario.name);
             self.status(format!("profile {name} {scenario} c={}", run.connections));
-            match crate::profile::run::profile_run(&self.runner, run, &self.bench.summaries, &plan.out) {
+            let measured = (self.bench.summaries.as_slice(), self.bench.runs.as_slice());
+            match crate::profile::run::profile_run(&self.runner, run, measured, &plan.out) {
                 Ok(p) => record.runs.push(p),
                 Err(e) => {
                     let message = format!("{name} {scenario}: the profiled run failed: {e:#}");

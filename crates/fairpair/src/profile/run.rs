@@ -14,7 +14,7 @@ use crate::profile::how::{self, Profiled, Runtime};
 use crate::profile::parts::{self, Rules};
 use crate::profile::pauses::{self, Window};
 use crate::profile::{fold, record};
-use crate::schema::{PartSamples, ProfileRun, Summary};
+use crate::schema::{LoadRun, PartSamples, ProfileRun, Summary};
 use crate::subject::{self, Running, StartOptions};
 use crate::tools;
 
@@ -47,7 +47,13 @@ struct Recorded {
 }
 
 /// Profiles `run` (see the module's comment) and writes its folded stacks into `out`.
-pub fn profile_run(runner: &Runner, run: &ProfiledRun, summaries: &[Summary], out: &Path) -> Result<ProfileRun> {
+pub fn profile_run(
+    runner: &Runner,
+    run: &ProfiledRun,
+    measured: (&[Summary], &[LoadRun]),
+    out: &Path,
+) -> Result<ProfileRun> {
+    let (summaries, runs) = measured;
     let name = format!("{}-{}", run.subject.name, run.scenario.name);
     let dir = std::env::temp_dir().join(format!("fairpair-profile-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -63,11 +69,7 @@ pub fn profile_run(runner: &Runner, run: &ProfiledRun, summaries: &[Summary], ou
     std::fs::create_dir_all(out.join(PROFILES_DIR))?;
     std::fs::write(out.join(&file), &kept).with_context(|| format!("cannot write {file}"))?;
     let (pauses, loop_delay) = runtime_pauses(profiled.runtime, &scratch.0, &log, recorded.window);
-    let measured = summaries
-        .iter()
-        .find(|s| s.subject == run.subject.name && s.scenario == run.scenario.name && s.connections == run.connections)
-        .and_then(|s| s.server_cpu_us_per_request.as_ref())
-        .map(|s| s.median);
+    let (measured, measured_from_left_out) = measured_cpu(run, summaries, runs);
     Ok(ProfileRun {
         subject: run.subject.name.clone(),
         scenario: run.scenario.name.clone(),
@@ -84,8 +86,38 @@ pub fn profile_run(runner: &Runner, run: &ProfiledRun, summaries: &[Summary], ou
         folded_file: file,
         folded_dropped_samples: dropped,
         measured_cpu_us_per_request: measured,
+        measured_from_left_out,
+        perf_samples: perf_samples(&recorded.perf_script),
         stacks: Some(kept),
     })
+}
+
+/// The samples of `perf script`'s text: one header line (not indented) per sample, its stack's lines indented.
+pub fn perf_samples(script: &str) -> u64 {
+    script.lines().filter(|l| !l.is_empty() && !l.starts_with(char::is_whitespace)).count() as u64
+}
+
+/// The subject's measured median server CPU per request at the profiled run's cell: its summary's; without one
+/// (every run of the cell left out, on a busy machine) the median of the runs left out, and `true`.
+fn measured_cpu(run: &ProfiledRun, summaries: &[Summary], runs: &[LoadRun]) -> (Option<f64>, bool) {
+    let same = |subject: &str, scenario: &str, connections: u32| {
+        subject == run.subject.name && scenario == run.scenario.name && connections == run.connections
+    };
+    let summary = summaries.iter().find(|s| same(&s.subject, &s.scenario, s.connections));
+    if let Some(stat) = summary.and_then(|s| s.server_cpu_us_per_request.as_ref()) {
+        return (Some(stat.median), false);
+    }
+    let mut each: Vec<f64> = runs
+        .iter()
+        .filter(|r| same(&r.subject, &r.scenario, r.connections))
+        .filter_map(|r| r.server_cpu_us_per_request)
+        .collect();
+    each.sort_by(f64::total_cmp);
+    match each.len() {
+        0 => (None, false),
+        n if n % 2 == 1 => (Some(each[n / 2]), true),
+        n => (Some((each[n / 2 - 1] + each[n / 2]) / 2.0), true),
+    }
 }
 
 /// Starts the profiled server, warms it up as the measured runs are, records the window, and stops it.

@@ -31,6 +31,9 @@ pub struct ProfileRun {
     pub requests: u64,
     /// Samples of the subject's processes in the window (the folded total, before any bound).
     pub samples: u64,
+    /// The samples `perf script` printed; the folded total (`samples`) equals it unless a sample had no stack.
+    #[serde(default)]
+    pub perf_samples: u64,
     /// Samples whose leaf frame is a named function.
     pub resolved: u64,
     /// Samples per part of the request's CPU (`profile::parts`).
@@ -54,6 +57,9 @@ pub struct ProfileRun {
     /// The subject's measured median CPU per request at the same scenario and connections (closed loop), in µs.
     #[serde(default)]
     pub measured_cpu_us_per_request: Option<f64>,
+    /// Whether that median is of closed-loop runs left out of the summaries (a busy machine), there being no summary.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub measured_from_left_out: bool,
     /// The folded stacks themselves, for the flame graph: read from `folded_file` beside `benchmark.json`, never
     /// written into it.
     #[serde(skip)]

@@ -90,7 +90,10 @@ fn parts_table(runs: &[&ProfileRun], hz: u32) -> Table {
         let ratio = total.zip(r.measured_cpu_us_per_request).filter(|(_, m)| *m > 0.0).map(|(t, m)| t / m);
         row.extend([
             us(total),
-            us(r.measured_cpu_us_per_request),
+            match r.measured_from_left_out {
+                true => format!("{} (runs left out)", us(r.measured_cpu_us_per_request)),
+                false => us(r.measured_cpu_us_per_request),
+            },
             ratio.map_or(String::new(), |x| match (x - 1.0).abs() * 100.0 <= AGREEMENT_PERCENT {
                 true => format!("{x:.2}"),
                 false => format!("**{x:.2}**"),
@@ -122,12 +125,16 @@ fn breakdown_sentence(r: &ProfileRun, hz: u32) -> String {
         ),
         None => "no samples".to_string(),
     };
+    let counted = match r.perf_samples {
+        n if n > 0 && n != r.samples => format!("; perf printed {n} samples, the folded stacks hold {}", r.samples),
+        _ => String::new(),
+    };
     let dropped = match r.folded_dropped_samples {
         0 => String::new(),
         n => format!("; the folded file keeps the heaviest stacks, {n} samples of lighter ones left out of it"),
     };
     format!(
-        "{}'s {total:.1} µs per request on {} ({} samples, {} requests in {:.1} s): {}; {resolved}{dropped}",
+        "{}'s {total:.1} µs per request on {} ({} samples, {} requests in {:.1} s): {}; {resolved}{counted}{dropped}",
         r.subject,
         r.scenario,
         r.samples,
