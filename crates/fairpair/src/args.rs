@@ -94,7 +94,7 @@ pub struct RunArgs {
     pub warmup_probe: Option<u64>,
     /// Profile where each subject's CPU goes (off by default): after the memory phase, one run per subject and
     /// scenario under `perf record` (999 Hz, call graphs), apart from every measured figure, at the plan's lowest
-    /// connection count; about the length of one measured run each, plus 2 to 5 s to fold the samples. Needs
+    /// connection count; each takes a measured run's warm-up and duration plus 3 to 8 s (perf, folding). Needs
     /// perf (linux-perf); the Rust servers are profiled in a frame-pointer build (scripts/compare --profile
     /// builds it).
     #[arg(long)]

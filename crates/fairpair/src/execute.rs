@@ -469,21 +469,9 @@ impl<'a> Execution<'a> {
         if !plan.profile {
             return;
         }
+        let not_profiled = crate::profile::run::not_profiled(plan);
         let frequency_hz = crate::profile::record::FREQUENCY_HZ;
-        let mut record = ProfileRecord { frequency_hz, ..ProfileRecord::default() };
-        if !plan.server_host.is_local() {
-            record.not_profiled.push(format!(
-                "no subject was profiled: the servers ran on {}, and perf records the processes of the machine it \
-                 runs on (profiling on a server host is not done)",
-                plan.server_host.label()
-            ));
-        }
-        for spec in plan.subjects.iter().filter(|s| !s.started_by_harness()) {
-            record.not_profiled.push(format!(
-                "{}: not profiled (a running service fairpair did not start, whose processes it cannot see)",
-                spec.name
-            ));
-        }
+        let mut record = ProfileRecord { frequency_hz, not_profiled, runs: Vec::new() };
         let runs = plan.profiled_runs();
         if let (Some(why), false) = (&perf_unavailable, runs.is_empty()) {
             record.not_profiled.push(format!("no subject was profiled: {why}"));

@@ -37,3 +37,24 @@ impl Plan {
         runs
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::plan;
+
+    #[test]
+    fn one_run_per_subject_and_scenario_at_the_lowest_connections_and_only_with_the_flag() {
+        let words = ["--subjects", "rust,node", "--subject", "up=http://127.0.0.1:8000/", "--connections", "300,50"];
+        assert!(plan(&words).unwrap().profiled_runs().is_empty(), "off by default");
+        let p = plan(&[&words[..], &["--profile"]].concat()).unwrap();
+        let runs: Vec<String> = p
+            .profiled_runs()
+            .iter()
+            .map(|r| format!("{} {} {}", r.subject.name, r.scenario.name, r.connections))
+            .collect();
+        assert_eq!(runs, ["rust get 50", "node get 50", "rust post 50", "node post 50"], "no run of the URL subject");
+        let e = p.estimate();
+        assert!(e.profile > 0.0 && e.total() > plan(&words).unwrap().estimate().total());
+        assert_eq!(e.profile, 4.0 * e.per_run.profile);
+    }
+}

@@ -43,8 +43,10 @@ pub fn bounded(folded: &str, bound: usize) -> (String, u64) {
     lines.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let (mut kept, mut size, mut dropped) = (Vec::new(), 0, 0);
     for (line, n) in lines {
-        if size + line.len() + 1 <= bound {
-            size += line.len() + 1;
+        // Each line takes its text and its newline.
+        let taken = line.len() + 1;
+        if size + taken <= bound {
+            size += taken;
             kept.push(line);
         } else {
             dropped += n;

@@ -92,6 +92,26 @@ pub fn profile_run(
     })
 }
 
+/// Why the plan's subjects that are not profiled are not, one sentence each: all of them on a server host, a
+/// running service fairpair did not start.
+pub fn not_profiled(plan: &crate::plan::Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    if !plan.server_host.is_local() {
+        out.push(format!(
+            "no subject was profiled: the servers ran on {}, and perf records the processes of the machine it runs \
+             on (profiling on a server host is not done)",
+            plan.server_host.label()
+        ));
+    }
+    for spec in plan.subjects.iter().filter(|s| !s.started_by_harness()) {
+        out.push(format!(
+            "{}: not profiled (a running service fairpair did not start, whose processes it cannot see)",
+            spec.name
+        ));
+    }
+    out
+}
+
 /// The samples of `perf script`'s text: one header line (not indented) per sample, its stack's lines indented.
 pub fn perf_samples(script: &str) -> u64 {
     script.lines().filter(|l| !l.is_empty() && !l.starts_with(char::is_whitespace)).count() as u64

@@ -74,18 +74,18 @@ fn us(v: Option<f64>) -> String {
 fn parts_table(runs: &[&ProfileRun], hz: u32) -> Table {
     let scenario = runs.first().map_or("", |r| r.scenario.as_str());
     let subject_title = format!("Subject ({scenario}, µs per request)");
-    let mut columns: Vec<(&str, Align)> = vec![(subject_title.as_str(), Align::Left)];
-    columns.extend(Part::ALL.iter().map(|p| (p.label(), Align::Right)));
-    columns.extend([
+    // The totals first, beside the measured median, so that they show before a narrow screen scrolls the parts.
+    let mut columns: Vec<(&str, Align)> = vec![
+        (subject_title.as_str(), Align::Left),
         ("Profile total", Align::Right),
         ("Measured median", Align::Right),
         ("Profile ÷ measured", Align::Right),
         ("Resolved", Align::Right),
-    ]);
+    ];
+    columns.extend(Part::ALL.iter().map(|p| (p.label(), Align::Right)));
     let mut t = Table::new(&columns);
     for r in runs {
         let mut row = vec![format!("{} (c={})", r.subject, r.connections)];
-        row.extend(Part::ALL.iter().map(|&p| us(r.part_us_per_request(p, hz))));
         let total = r.cpu_us_per_request(hz);
         let ratio = total.zip(r.measured_cpu_us_per_request).filter(|(_, m)| *m > 0.0).map(|(t, m)| t / m);
         row.extend([
@@ -100,6 +100,7 @@ fn parts_table(runs: &[&ProfileRun], hz: u32) -> Table {
             }),
             r.resolved_percent().map_or(String::new(), |p| format!("{p:.1} %")),
         ]);
+        row.extend(Part::ALL.iter().map(|&p| us(r.part_us_per_request(p, hz))));
         t.row(row);
     }
     t
