@@ -88,6 +88,10 @@ pub fn profiled(spec: &SubjectSpec, dir: &Path) -> Profiled {
         ServerId::Node => {
             let mut flags = vec!["--perf-basic-prof-only-functions".to_string(), "--trace-gc".to_string()];
             let env = format!("FAIRPAIR_LOOP_DELAY_OUT={}", loop_delay_prefix(dir).display());
+            // With those flags Node 26's V8 also writes a code log, by default into the working directory (the
+            // user's): into the run's temporary folder instead, which is removed after it.
+            let v8_log = format!("--logfile={}", dir.join("v8.log").display());
+            let logs = ["--no-logfile-per-isolate".to_string(), v8_log];
             match program.get(1).and_then(|s| loop_delay_module(Path::new(s))) {
                 Some(module) => {
                     flags.push(format!("--import={}", module.display()));
@@ -98,7 +102,7 @@ pub fn profiled(spec: &SubjectSpec, dir: &Path) -> Profiled {
                     flags.join(" ")
                 )),
             }
-            program.splice(1..1, flags);
+            program.splice(1..1, flags.into_iter().chain(logs));
             program.splice(0..0, ["env".to_string(), env]);
             (Language::JavaScript, Runtime::Node)
         }
@@ -171,7 +175,7 @@ mod tests {
         assert_eq!(
             program(&node),
             "env FAIRPAIR_LOOP_DELAY_OUT=tmp/loop-delay node --perf-basic-prof-only-functions --trace-gc \
-             nowhere/servers-node/server.js"
+             --no-logfile-per-isolate --logfile=tmp/v8.log nowhere/servers-node/server.js"
         );
         let rust = profiled(&builtin(BuiltinSubject::Rust, &["nowhere/release/users-server"]), dir);
         assert_eq!(program(&rust), "nowhere/release/users-server", "no frame-pointer build there: the measured one");
