@@ -92,6 +92,13 @@ pub struct RunArgs {
     /// subject is planned, else 0; --quick: 0]; 0 disables the phase.
     #[arg(long, value_parser = whole::<u64>, value_name = "SECONDS")]
     pub warmup_probe: Option<u64>,
+    /// Profile where each subject's CPU goes (off by default): after the memory phase, one run per subject and
+    /// scenario under `perf record` (999 Hz, call graphs), apart from every measured figure, at the plan's lowest
+    /// connection count; each takes a measured run's warm-up and duration plus 3 to 8 s (perf, folding). Needs
+    /// perf (linux-perf); the Rust servers are profiled in a frame-pointer build (scripts/compare --profile
+    /// builds it).
+    #[arg(long)]
+    pub profile: bool,
     /// Connections of the memory phase's load [default: 300, or the preset's study's].
     #[arg(long, value_parser = whole::<u32>)]
     pub memory_connections: Option<u32>,

@@ -32,6 +32,8 @@ pub enum Phase {
     Capacity,
     /// One subject's warm-up probe.
     WarmupProbe,
+    /// One profiled run (`--profile`).
+    Profile,
 }
 
 /// The progress bar, or plain lines when stderr is not a terminal.
@@ -106,6 +108,7 @@ impl Progress {
             Phase::Memory => self.per_run.memory,
             Phase::Capacity => self.per_run.capacity_step,
             Phase::WarmupProbe => self.per_run.warmup_probe,
+            Phase::Profile => self.per_run.profile,
         };
         ticks(each * runs as f64)
     }
@@ -219,14 +222,15 @@ pub fn preflight(r: &Preflight, e: &Estimate) -> Vec<String> {
     }
     lines.push(format!(
         "revised estimate after preflight ({:.0} s): {} left (warm-up probe {}, load {}, open-loop {}, capacity search \
-         {}, memory {})",
+         {}, memory {}{})",
         r.duration_s,
         minutes(e.total() - e.preflight),
         minutes(e.warmup_probe),
         minutes(e.load),
         minutes(e.open_loop),
         minutes(e.capacity),
-        minutes(e.memory)
+        minutes(e.memory),
+        if e.profile > 0.0 { format!(", profile {}", minutes(e.profile)) } else { String::new() }
     ));
     lines
 }

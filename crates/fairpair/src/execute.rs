@@ -46,6 +46,11 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     }
     std::fs::create_dir_all(&plan.out).with_context(|| format!("cannot create {}", plan.out.display()))?;
     plan.announce();
+    // `--profile`: whether perf can profile here, said before anything runs; without it the run goes on unprofiled.
+    let perf_unavailable = plan.profile.then(crate::profile::record::unavailable).flatten();
+    if let Some(why) = &perf_unavailable {
+        eprintln!("fairpair: --profile: no profiles in this run, {why}");
+    }
     let (environment, path) = environments(plan)?;
     if let Some((p, _)) = &path {
         eprintln!("{}", console::two_hosts_line(p));
@@ -86,6 +91,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
         two_hosts: path.as_ref().map(|(p, _)| p.clone()),
         capacity: None,
         warmup_probes: Vec::new(),
+        profiles: None,
     };
     let runner = runner.for_plan(&measured).calibrated(calibration);
     let mut ex = Execution { plan: &measured, runner, progress, bench, save_failed: false };
@@ -99,6 +105,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     ex.capacity_phase();
     ex.memory_phase();
     ex.bench.memory_summaries = summarise_memory(&ex.bench.memory);
+    ex.profile_phase(perf_unavailable);
     // Every flag is derived from the records, but a failed run's, which has no record: those were raised as they
     // happened and follow.
     let failed = std::mem::take(&mut ex.bench.flags);
@@ -452,6 +459,43 @@ impl<'a> Execution<'a> {
                 self.progress.ran(Phase::Memory, 1);
             }
         }
+    }
+
+    /// The profiled runs (`--profile`), after every measured one: one per subject and scenario under `perf record`
+    /// (`crate::profile::run`). Their records go into `profiles` only, never into a figure; a run that fails is
+    /// said there, not flagged, since no figure is missing.
+    fn profile_phase(&mut self, perf_unavailable: Option<String>) {
+        let plan = self.plan;
+        if !plan.profile {
+            return;
+        }
+        let not_profiled = crate::profile::run::not_profiled(plan);
+        let frequency_hz = crate::profile::record::FREQUENCY_HZ;
+        let mut record = ProfileRecord { frequency_hz, not_profiled, runs: Vec::new() };
+        let runs = plan.profiled_runs();
+        if let (Some(why), false) = (&perf_unavailable, runs.is_empty()) {
+            record.not_profiled.push(format!("no subject was profiled: {why}"));
+            self.progress.ran(Phase::Profile, runs.len());
+            self.bench.profiles = Some(record);
+            return;
+        }
+        for run in &runs {
+            let (name, scenario) = (&run.subject.name, &run.scenario.name);
+            self.status(format!("profile {name} {scenario} c={}", run.connections));
+            let measured = (self.bench.summaries.as_slice(), self.bench.runs.as_slice());
+            match crate::profile::run::profile_run(&self.runner, run, measured, &plan.out) {
+                Ok(p) => record.runs.push(p),
+                Err(e) => {
+                    let message = format!("{name} {scenario}: the profiled run failed: {e:#}");
+                    self.progress.println(message.clone());
+                    record.not_profiled.push(message);
+                }
+            }
+            self.bench.profiles = Some(record.clone());
+            self.save();
+            self.progress.ran(Phase::Profile, 1);
+        }
+        self.bench.profiles = Some(record);
     }
 
     /// The rates of the open-loop phase, as (fraction, requests/s) of the slowest subject's median GET throughput

@@ -211,6 +211,15 @@ fn dry_run(plan: &Plan) {
         );
     }
     eprintln!("fairpair: open-loop tool: {}", open_loop_tool(plan));
+    for run in plan.profiled_runs() {
+        eprintln!(
+            "fairpair: profile {} {} at {} connections: one run under perf record, apart from every figure",
+            run.subject.name, run.scenario.name, run.connections
+        );
+    }
+    if plan.profile && !plan.server_host.is_local() {
+        eprintln!("fairpair: profile: none, the servers run on a server host (perf is not run there)");
+    }
 }
 
 /// `report FILE --export FORMAT TO`: the run's figures in FORMAT, written to TO (`-`: stdout).

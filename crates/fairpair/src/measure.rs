@@ -130,7 +130,7 @@ impl Window {
 }
 
 /// The processes of the server's tree on this machine (the server and its workers).
-fn tree_pids(server: &Running) -> Vec<i32> {
+pub(crate) fn tree_pids(server: &Running) -> Vec<i32> {
     let all = server.host.processes().unwrap_or_default();
     procstat::tree_of(&all, server.pid).iter().map(|p| p.pid).collect()
 }
@@ -176,7 +176,7 @@ fn other_percent(before: MachineTicks, after: MachineTicks, measured: f64) -> f6
 
 /// Waits, at most `max_s` seconds, until this machine's busy CPU (everything, this process included, which is idle
 /// while it waits) is under `threshold_percent`. Returns (seconds waited, whether it was idle).
-fn wait_for_idle(max_s: f64, threshold_percent: f64) -> (f64, bool) {
+pub(crate) fn wait_for_idle(max_s: f64, threshold_percent: f64) -> (f64, bool) {
     let start = std::time::Instant::now();
     loop {
         let before = Host::Local.machine_ticks().unwrap_or_default();
@@ -258,6 +258,18 @@ impl<'a> Runner<'a> {
     /// From now on, `subject`'s runs warm up for `seconds` (its warm-up probe said the plan's was too short).
     pub fn lengthen_warmup(&mut self, subject: &str, seconds: u64) {
         self.warmups.insert(subject.to_string(), seconds);
+    }
+
+    /// The store of a measured run of `spec` on `scenario`: the POST runs' store for a scenario that writes.
+    pub fn max_users_for(&self, spec: &SubjectSpec, scenario: &Scenario) -> Option<u64> {
+        (scenario.writes() && spec.accepts_max_users()).then_some(self.post_max_users)
+    }
+
+    /// The load of one invocation against `base`, with the scenario's script (wrk's Lua), as the measured runs have.
+    pub fn load_of(&self, scenario: &Scenario, base: &str, connections: u32, secs: u64) -> LoadSpec {
+        let mut load = load_spec(self.plan, scenario, base, connections, secs, None);
+        load.script = self.scripts.get(&scenario.name).cloned();
+        load
     }
 
     /// The warm-up of `subject`'s runs when its probe lengthened it.

@@ -155,6 +155,9 @@ pub struct StartOptions<'a> {
     pub timeout: Duration,
     /// Where to start it: this machine, or a server host (`--server-host`).
     pub host: &'a Host,
+    /// A file that gets every line the server writes, stdout and stderr, besides the start-up line's detection: a
+    /// profiled run reads its runtime's log there (Node's `--trace-gc` writes to stdout, Go's `gctrace` to stderr).
+    pub keep_output: Option<&'a Path>,
 }
 
 /// This machine, for start options that do not come from a plan.
@@ -186,8 +189,14 @@ pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
     let mut spawned = Instant::now();
     let deadline = spawned + opts.timeout;
     let mut child = host.spawn_server(&argv).with_context(|| format!("{}: cannot run `{command}`", spec.name))?;
-    let stderr_tail = drain_stderr(&mut child);
-    let lines = watch_stdout(&mut child);
+    let kept = match opts.keep_output {
+        Some(path) => Some(Arc::new(Mutex::new(
+            std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?,
+        ))),
+        None => None,
+    };
+    let stderr_tail = drain_stderr(&mut child, kept.clone());
+    let lines = watch_stdout(&mut child, kept);
     let mut running = Running {
         child: Some(child),
         host: host.clone(),
@@ -274,14 +283,25 @@ fn command_for(spec: &SubjectSpec, opts: &StartOptions) -> Result<(Vec<String>, 
     Ok((pinned(argv, opts.cpus), fixed_port))
 }
 
+/// Where a server's output is kept, when it is (`StartOptions::keep_output`): one file, a line at a time.
+type Kept = Option<Arc<Mutex<std::fs::File>>>;
+
+/// Appends a line to the kept output; a failed write loses that line of a log, never the run.
+fn keep(kept: &Kept, line: &str) {
+    if let Some(file) = kept {
+        let _ = writeln!(file.lock().unwrap_or_else(|e| e.into_inner()), "{line}");
+    }
+}
+
 /// Drains stderr on a thread, keeping its last lines: a server that logs must never block on a full pipe, and the
 /// last lines explain a failed start.
-fn drain_stderr(child: &mut Child) -> Arc<Mutex<VecDeque<String>>> {
+fn drain_stderr(child: &mut Child, kept: Kept) -> Arc<Mutex<VecDeque<String>>> {
     let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
     let tail = Arc::clone(&stderr_tail);
     let stderr = child.stderr.take().expect("piped stderr");
     thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            keep(&kept, &line);
             let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
             if t.len() == 5 {
                 t.pop_front();
@@ -293,13 +313,14 @@ fn drain_stderr(child: &mut Child) -> Arc<Mutex<VecDeque<String>>> {
 }
 
 /// Drains stdout on a thread, passing on the lines the start waits for: the remote pid line and the first
-/// start-up line.
-fn watch_stdout(child: &mut Child) -> mpsc::Receiver<String> {
+/// start-up line (every line goes to the kept output too, when there is one).
+fn watch_stdout(child: &mut Child, kept: Kept) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("piped stdout");
     thread::spawn(move || {
         let mut sent = false;
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            keep(&kept, &line);
             if line.starts_with("fairpair-pid ") || (!sent && line.starts_with("listening on http://")) {
                 sent |= line.starts_with("listening on http://");
                 let _ = tx.send(line);

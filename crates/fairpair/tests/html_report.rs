@@ -316,6 +316,40 @@ fn committed_results_render_in_chromium_with_every_table_and_chart() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The golden fixture with profiles (`tests/profile_report.rs`): the section's tables and flame graphs are drawn, and
+/// the page still passes every check.
+#[test]
+fn the_profile_section_renders_in_chromium_with_its_flame_graphs() {
+    if !testkit::require("the_profile_section_renders_in_chromium_with_its_flame_graphs", Need::Tool("chromium")) {
+        return;
+    }
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden-profile");
+    let mut bench = report::load(&golden()).unwrap();
+    let mut record: fairpair::schema::ProfileRecord =
+        serde_json::from_str(&std::fs::read_to_string(fixtures.join("profiles.json")).unwrap()).unwrap();
+    for run in &mut record.runs {
+        run.stacks = Some(std::fs::read_to_string(fixtures.join(&run.folded_file)).unwrap());
+    }
+    let dir = common::temp_dir("html-report-profile");
+    report::write(&bench, &dir).unwrap();
+    let without = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let mut want = expected(&bench);
+    bench.profiles = Some(record);
+    report::write(&bench, &dir).unwrap();
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    // One table of parts per scenario profiled and one of pauses; each flame graph is an `<svg>` holding another
+    // (inferno draws its frames in a nested one).
+    want.tables += 2;
+    assert_eq!(html.matches("<svg").count() - without.matches("<svg").count(), 4, "two flame graphs");
+    want.svgs += 4;
+    for banned in ["<script", "url(", " onload="] {
+        assert!(!html.contains(banned), "the flame graphs must stay static: found {banned:?}");
+    }
+    assert!(dir.join("profiles/ceiling-get.svg").is_file(), "the flame graph is written beside the report");
+    check_page(&dir.join("report.html"), want, &dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_page_with_an_empty_body_fails_the_check_in_chromium() {
     if !testkit::require("a_page_with_an_empty_body_fails_the_check_in_chromium", Need::Tool("chromium")) {

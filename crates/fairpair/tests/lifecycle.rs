@@ -32,6 +32,7 @@ fn opts() -> StartOptions<'static> {
         cpus: None,
         timeout: Duration::from_secs(10),
         host: &subject::LOCAL,
+        keep_output: None,
     }
 }
 

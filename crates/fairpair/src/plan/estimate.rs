@@ -11,6 +11,9 @@ pub const RUN_OVERHEAD_S: f64 = 1.5;
 const VERIFY_S: f64 = 4.0;
 /// Seconds one second of the warm-up probe takes: its load and the tool's own start and stop around it.
 pub const PROBE_SECOND_S: f64 = 1.1;
+/// Seconds a profiled run takes beyond its load: `perf` starting, `perf script` and the folding after it, the
+/// JVM's symbol map; measured at 3 to 8 s on a busy 2-vCPU machine (Node's the longest).
+pub const PROFILE_OVERHEAD_S: f64 = 5.0;
 /// Discarded warm-up before each preflight calibration measurement.
 pub const CALIBRATION_WARMUP_S: u64 = 1;
 
@@ -29,22 +32,27 @@ impl Plan {
             n => format!(", {n} warm-up probes ({} s each)", plan.settings.warmup_probe_s),
         };
         eprintln!(
-            "fairpair: {}, {} load runs{each}, {} open-loop runs, {} memory runs{probe}",
+            "fairpair: {}, {} load runs{each}, {} open-loop runs, {} memory runs{probe}{}",
             crate::text::count(plan.subjects.len() as u64, "subject"),
             plan.load_runs(),
             plan.open_loop_runs(),
-            plan.memory_runs()
+            plan.memory_runs(),
+            match plan.profiled_runs().len() {
+                0 => String::new(),
+                n => format!(", {n} profiled runs (apart from every figure)"),
+            }
         );
         eprintln!(
             "fairpair: estimated {} (preflight {}, warm-up probe {}, load {}, open-loop {}, capacity search {}, memory \
-             {})",
+             {}{})",
             minutes(e.total()),
             minutes(e.preflight),
             minutes(e.warmup_probe),
             minutes(e.load),
             minutes(e.open_loop),
             minutes(e.capacity),
-            minutes(e.memory)
+            minutes(e.memory),
+            if e.profile > 0.0 { format!(", profile {}", minutes(e.profile)) } else { String::new() }
         );
         // The probe may lengthen a subject's warm-up once it has run: the most that can add, per such subject.
         let most = |p: super::WarmupProbePlan| {
@@ -160,6 +168,10 @@ impl Plan {
                 + idle,
             capacity_step: self.capacity.as_ref().map_or(0.0, |c| c.step_seconds(idle)),
             warmup_probe: self.settings.warmup_probe_s as f64 * PROBE_SECOND_S + RUN_OVERHEAD_S + idle,
+            profile: (self.settings.warmup_s + self.settings.duration_s) as f64
+                + RUN_OVERHEAD_S
+                + PROFILE_OVERHEAD_S
+                + idle,
         };
         Estimate {
             preflight: verify + calibration,
@@ -168,6 +180,7 @@ impl Plan {
             memory: self.memory_runs() as f64 * per_run.memory,
             capacity: self.capacity.as_ref().map_or(0.0, |c| c.seconds(self, idle)),
             warmup_probe: self.warmup_probe_runs() as f64 * per_run.warmup_probe,
+            profile: self.profiled_runs().len() as f64 * per_run.profile,
             per_run,
         }
     }
@@ -220,6 +233,8 @@ pub struct Estimate {
     pub capacity: f64,
     /// The warm-up probes.
     pub warmup_probe: f64,
+    /// The profiled runs (`--profile`).
+    pub profile: f64,
     /// Seconds of one run of each phase: the phases above are these times their run counts, and the progress
     /// display advances by them, so that the bar and the printed estimate are one computation.
     pub per_run: PerRun,
@@ -235,11 +250,13 @@ pub struct PerRun {
     pub capacity_step: f64,
     /// One subject's warm-up probe.
     pub warmup_probe: f64,
+    /// One profiled run.
+    pub profile: f64,
 }
 
 impl Estimate {
     pub fn total(&self) -> f64 {
-        self.preflight + self.load + self.open_loop + self.memory + self.capacity + self.warmup_probe
+        self.preflight + self.load + self.open_loop + self.memory + self.capacity + self.warmup_probe + self.profile
     }
 
     /// When the measured load is under half of the estimate, which phase takes most of it and how to shorten it:
@@ -256,6 +273,7 @@ impl Estimate {
             (self.memory, "the memory phase", "--memory-repeats N and --memory-duration N, or --memory-repeats 0"),
             (self.capacity, "the capacity search", "--capacity-step N, --capacity-resolution PERCENT"),
             (self.warmup_probe, "the warm-up probe", "--warmup-probe N, or --warmup-probe 0 to skip it"),
+            (self.profile, "the profile phase", "--duration N, or no --profile"),
         ];
         let (seconds, what, how) = phases.into_iter().max_by(|a, b| a.0.total_cmp(&b.0))?;
         // `--warmup` is the closed-loop runs' warm-up: worth naming only when there are such runs.

@@ -15,6 +15,7 @@ pub mod capacity;
 mod estimate;
 mod facts;
 mod pinning;
+mod profiled;
 mod scenarios;
 mod settings;
 mod subjects;
@@ -25,6 +26,7 @@ use anyhow::Result;
 
 pub use estimate::{CALIBRATION_WARMUP_S, Estimate, PerRun, RUN_OVERHEAD_S};
 pub use facts::{Facts, ServerSide, project_file};
+pub use profiled::ProfiledRun;
 pub use scenarios::{Cell, POST_BODY, Scenario, ScenarioText, parse_scenario};
 pub use subjects::Programs;
 
@@ -65,6 +67,8 @@ pub struct Plan {
     pub capacity: Option<capacity::CapacityPlan>,
     /// The Node that runs the node subjects where they run, and where it came from: its version is recorded.
     pub node: crate::node::Node,
+    /// `--profile`: the profile phase runs after the memory phase (`crate::profile`).
+    pub profile: bool,
 }
 
 /// What the warm-up probe loads (see [`Plan::warmup_probe`]).
@@ -146,6 +150,7 @@ impl Plan {
             skipped,
             capacity,
             node: programs.node.clone(),
+            profile: args.profile,
         })
     }
 
@@ -199,6 +204,7 @@ impl Plan {
             cpus: self.settings.pinned.then_some(self.settings.server_cpus.as_slice()),
             timeout: std::time::Duration::from_secs(self.start_timeout_s),
             host: &self.server_host,
+            keep_output: None,
         }
     }
 

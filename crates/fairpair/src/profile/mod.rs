@@ -9,11 +9,21 @@
 //!   `-Xlog:gc`) and Node's event-loop delay, read for the profiled window only.
 //! - `loop-delay.mjs` — the module the profiled Node server imports (`node --import`) to write its event-loop delay
 //!   each second, to the file `FAIRPAIR_LOOP_DELAY_OUT` names suffixed with the process's PID.
+//! - `how.rs` — how each subject is started when profiled (flags, the frame-pointer build), and what that changes.
+//! - `record.rs` — `perf`: the preflight check, one recording, `perf script`.
+//! - `fold.rs` — the samples folded into stacks (`inferno`), bounded in size for the results folder.
+//! - `flame.rs` — the flame graph of folded stacks (`inferno`).
+//! - `run.rs` — one profiled run, from the server's start to its record.
 //!
-//! The stacks come from `perf record -e cpu-clock -F 999 -g -a` and `perf script --pid PIDS -F
+//! The fixtures' stacks came from `perf record -e cpu-clock -F 999 -g -a` and `perf script --pid PIDS -F
 //! comm,pid,tid,time,event,ip,sym,dso` (no `period`: the folded counts are then samples), folded by `inferno`'s
 //! perf collapser with `annotate_kernel` and `annotate_jit` (`examples/collapse-perf.rs`);
 //! `tests/fixtures/stacks/README.md` tells the rest (symbols for each language, the pitfalls).
 
+pub mod flame;
+pub mod fold;
+pub mod how;
 pub mod parts;
 pub mod pauses;
+pub mod record;
+pub mod run;

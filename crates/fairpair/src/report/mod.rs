@@ -47,6 +47,7 @@ use sections::{figures, notes, setup, summary, verdicts};
 /// ([`crate::summary::reapply_capacity`]). Any problem with the file is the user's input: a one-line error, exit 2.
 pub fn load(path: &Path) -> Result<Benchmark> {
     let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    let path_dir = path.parent().unwrap_or(Path::new("."));
     let path = path.display();
     let mut bench = schema::read(&text, crate::summary::summarise).map_err(|e| {
         usage(match e {
@@ -59,7 +60,16 @@ pub fn load(path: &Path) -> Result<Benchmark> {
         })
     })?;
     crate::summary::reapply_capacity(&mut bench);
+    read_stacks(&mut bench, path_dir);
     Ok(bench)
+}
+
+/// The profiles' folded stacks, read from beside `benchmark.json` (they are not in it): the flame graphs are drawn
+/// from them. A missing file leaves its profile without one, which the section says.
+fn read_stacks(bench: &mut Benchmark, dir: &Path) {
+    for run in bench.profiles.iter_mut().flat_map(|p| p.runs.iter_mut()) {
+        run.stacks = std::fs::read_to_string(dir.join(&run.folded_file)).ok();
+    }
 }
 
 /// Turns a [`Document`] into one file format; a new format is one more implementation, listed in [`RENDERERS`].
@@ -95,6 +105,10 @@ pub fn decision_lines(b: &Benchmark, inputs: &Inputs) -> Vec<String> {
 pub fn write_document(doc: &Document, dir: &Path, stem: &str) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for chart in doc.charts() {
+        // A flame graph goes into `profiles/`, beside the folded stacks.
+        if let Some(parent) = dir.join(&chart.file).parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
         std::fs::write(dir.join(&chart.file), &chart.svg).with_context(|| format!("cannot write {}", chart.file))?;
     }
     RENDERERS
@@ -139,6 +153,7 @@ pub fn marked(b: &Benchmark) -> Benchmark {
     b.warmup_probes.iter_mut().for_each(|p| mark(&mut p.subject));
     b.capacity.iter_mut().flat_map(|c| c.searches.iter_mut()).for_each(|s| mark(&mut s.subject));
     b.summaries.iter_mut().for_each(|s| mark(&mut s.subject));
+    b.profiles.iter_mut().flat_map(|p| p.runs.iter_mut()).for_each(|r| mark(&mut r.subject));
     b.memory_summaries.iter_mut().for_each(|s| mark(&mut s.subject));
     for f in b.flags.iter_mut() {
         // Flag messages open with the subject's name ("beta get at 8 connections: …").
@@ -220,6 +235,7 @@ pub fn document_with(b: &Benchmark, inputs: &Inputs) -> Document {
         doc.chart("memory.svg".into(), "memory".into(), charts::memory_chart(&b.memory_summaries), true);
     }
     verdicts::ratios(&mut doc, b, &cells);
+    sections::profile::profile(&mut doc, b);
     sections::published::published(&mut doc, b);
     notes::left_out(&mut doc, b);
     notes::diagnoses(&mut doc, b);

@@ -14,11 +14,13 @@ use crate::stats::Stat;
 
 mod capacity;
 mod preflight;
+mod profiles;
 mod runs;
 mod summaries;
 
 pub use capacity::*;
 pub use preflight::*;
+pub use profiles::*;
 pub use runs::*;
 pub use summaries::*;
 
@@ -66,6 +68,10 @@ pub struct Benchmark {
     /// every measured figure (`crate::warmup`). Empty when it did not run, and in older files.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warmup_probes: Vec<WarmupProbe>,
+    /// The profiled runs (`--profile`), apart from every measured figure: absent when it was not asked for, and in
+    /// older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiles: Option<ProfileRecord>,
 }
 
 /// The server host of a two-host run, and the path between it and the loader, which ran on the machine that

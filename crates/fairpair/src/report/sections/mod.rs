@@ -5,6 +5,7 @@ pub mod capacity;
 pub mod decision;
 pub mod figures;
 pub mod notes;
+pub mod profile;
 pub mod published;
 pub mod setup;
 pub mod shape;
