@@ -44,6 +44,7 @@ struct Recorded {
     /// The window in seconds since the server was spawned, as the runtimes' logs time their lines.
     window: Window,
     server_command: String,
+    perf_command: String,
 }
 
 /// Profiles `run` (see the module's comment) and writes its folded stacks into `out`.
@@ -83,6 +84,7 @@ pub fn profile_run(
         loop_delay,
         server_command: recorded.server_command,
         differences: profiled.differences,
+        perf_command: recorded.perf_command,
         folded_file: file,
         folded_dropped_samples: dropped,
         measured_cpu_us_per_request: measured,
@@ -158,7 +160,8 @@ fn record_window(runner: &Runner, run: &ProfiledRun, profiled: &Profiled, dir: &
     }
     let pids = measure::tree_pids(&server);
     // The timer runs a second past the load, so the window holds all of it; an idle server adds no samples.
-    let mut recording = record::start(&pids, dir, s.duration_s + 1)?;
+    let target = record::Target::for_servers(plan.settings.pinned.then_some(s.server_cpus.as_slice()));
+    let mut recording = record::start(&target, &pids, dir, s.duration_s + 1)?;
     let from_s = spawned.elapsed().as_secs_f64();
     let load = runner.load_of(run.scenario, &base, run.connections, s.duration_s);
     let done = tools::invoke(runner.tool.as_ref(), &load, plan.loader_pin())?;
@@ -168,6 +171,7 @@ fn record_window(runner: &Runner, run: &ProfiledRun, profiled: &Profiled, dir: &
         java_perfmap(&server, &profiled.spec);
     }
     let perf_script = recording.script()?;
+    let perf_command = recording.commands();
     let server_command = server.command.clone();
     server.stop()?;
     Ok(Recorded {
@@ -177,6 +181,7 @@ fn record_window(runner: &Runner, run: &ProfiledRun, profiled: &Profiled, dir: &
         window_s: done.result.duration_s,
         window: Window { from_s, to_s },
         server_command,
+        perf_command,
     })
 }
 

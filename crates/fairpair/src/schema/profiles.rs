@@ -49,6 +49,9 @@ pub struct ProfileRun {
     pub server_command: String,
     #[serde(default)]
     pub differences: Vec<String>,
+    /// The exact `perf record` and `perf script` commands (empty in files written before they were recorded).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub perf_command: String,
     /// The folded stacks, relative to the results folder (`profiles/SUBJECT-SCENARIO.folded`).
     pub folded_file: String,
     /// Samples of the stacks left out of the folded file by its size bound (the lightest stacks).
