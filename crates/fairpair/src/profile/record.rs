@@ -20,11 +20,7 @@ pub fn unavailable() -> Option<String> {
     if !crate::command::installed("perf") {
         return Some("perf is not installed (Debian: apt-get install linux-perf)".into());
     }
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").ok();
-    let paranoid: Option<i32> = paranoid.and_then(|p| p.trim().parse().ok());
-    // `/proc/self` belongs to the process's effective user: root when it is 0.
-    let root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata("/proc/self").ok()?) == 0;
-    if let (Some(level), false) = (paranoid, root)
+    if let (Some(level), false) = (paranoid(), is_root())
         && level > 1
     {
         return Some(format!(
@@ -96,9 +92,17 @@ fn join(v: &[impl ToString]) -> String {
 
 /// Whether the kernel lets this process sample whole CPUs: as root, or with `perf_event_paranoid` at 0 or lower.
 fn system_wide_allowed() -> bool {
-    let root = std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0);
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").ok();
-    root || paranoid.and_then(|p| p.trim().parse::<i32>().ok()).is_some_and(|level| level <= 0)
+    is_root() || paranoid().is_some_and(|level| level <= 0)
+}
+
+/// Whether this process runs as root: `/proc/self` belongs to its effective user.
+fn is_root() -> bool {
+    std::fs::metadata("/proc/self").is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
+}
+
+/// `kernel.perf_event_paranoid`, when readable.
+fn paranoid() -> Option<i32> {
+    std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid").ok().and_then(|p| p.trim().parse().ok())
 }
 
 /// The arguments of a recording of `pids` (or of the CPUs they run on) into `data` for `seconds`: `cpu-clock` (a
