@@ -67,8 +67,8 @@ pub struct RunArgs {
     /// comma-separated; all must hold) [default: p99=10ms]. Given, it runs the search even with --open-loop-rates.
     #[arg(long, value_name = "PERCENTILE=DURATION")]
     pub slo: Vec<String>,
-    /// The capacity search stops bisecting when the failing rate is within this many percent above the passing one
-    /// [default: 5; --quick: 25].
+    /// The capacity search stops bisecting when the failing rate is within this many percent above the passing one:
+    /// the widest bracket it reports as closed [default: 5; --quick: 25].
     #[arg(long, value_parser = non_negative, value_name = "PERCENT")]
     pub capacity_resolution: Option<f64>,
     /// Seconds of each step of the capacity search [default: 4; --quick: 1].

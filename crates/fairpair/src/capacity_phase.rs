@@ -95,6 +95,7 @@ impl Searcher<'_, '_> {
             command: rec.load.command,
             machine_idle: rec.machine_idle,
             disturbance: rec.disturbance,
+            started_unix_s: Some(rec.load_started_unix_s),
         })
     }
 

@@ -62,6 +62,8 @@ pub struct RunRecord {
     pub memory: Option<(Memory, Memory)>,
     /// At a fixed rate, with the server on this machine: what disturbed the measured part (`crate::disturbance`).
     pub disturbance: Option<Disturbance>,
+    /// When the measured load began, in seconds since the Unix epoch.
+    pub load_started_unix_s: f64,
 }
 
 /// The run procedure and what it needs from the whole execution: the plan, the closed-loop tool, the scripts it
@@ -325,20 +327,24 @@ impl<'a> Runner<'a> {
             0 => None,
             secs => Some(tools::invoke(spec.tool, &load_of(secs), plan.loader_pin()).context("warm-up")?),
         };
-        // At a fixed rate (the capacity search's windows), the kernel's counters of who waited for a CPU.
+        // At a fixed rate (the capacity search's windows), the kernel's counters of who ran and who waited for a CPU.
         let watch = spec.rate.is_some() && server.host.is_local();
-        let own = || watch.then(|| disturbance::run_delay_ns(&tree_pids(&server)));
+        let ours = if watch { tree_pids(&server) } else { Vec::new() };
+        let own = || watch.then(|| disturbance::run_delay_ns(&ours));
         let (stall_before, own_before) = (watch.then(disturbance::cpu_stall_us).flatten(), own());
         let before = Window::now(&server, self.interface.as_deref())?;
-        let (load, loader_delay) =
-            tools::invoke_sampled(spec.tool, &load_of(spec.duration_s), plan.loader_pin(), watch)?;
+        let load_started = std::time::SystemTime::now();
+        let (load, sampled) =
+            tools::invoke_sampled(spec.tool, &load_of(spec.duration_s), plan.loader_pin(), watch.then_some(&ours[..]))?;
         let after = Window::now(&server, self.interface.as_deref())?;
         let (stall_after, own_after) = (watch.then(disturbance::cpu_stall_us).flatten(), own());
-        let disturbance = match (stall_before.zip(stall_after), own_before.zip(own_after), loader_delay) {
-            (Some((s0, s1)), Some((o0, o1)), Some(loader)) => Some(Disturbance {
+        let disturbance = match (stall_before.zip(stall_after), own_before.zip(own_after), sampled) {
+            (Some((s0, s1)), Some((o0, o1)), Some(sampled)) => Some(Disturbance {
                 cpu_stall_ms: s1.saturating_sub(s0) as f64 / 1e3,
                 subject_run_delay_ms: o1.saturating_sub(o0) as f64 / 1e6,
-                loader_run_delay_ms: loader as f64 / 1e6,
+                loader_run_delay_ms: sampled.loader_run_delay_ns as f64 / 1e6,
+                others_cpu_ms: Some(sampled.others_ns as f64 / 1e6),
+                others_max_slice_ms: Some(sampled.others_max_slice_ns as f64 / 1e6),
                 rerun: false,
             }),
             _ => None,
@@ -361,6 +367,7 @@ impl<'a> Runner<'a> {
             load,
             memory,
             disturbance,
+            load_started_unix_s: load_started.duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
         })
     }
 

@@ -37,7 +37,7 @@ mod bracket;
 pub mod verdict;
 
 use bracket::whole;
-pub use bracket::{expected_steps, max_steps, search};
+pub use bracket::{confirming, expected_steps, max_steps, search, verdicts};
 
 // The records of the search are `benchmark.json` types, defined with the others in `schema/capacity.rs`; how each is
 // computed and read is here.

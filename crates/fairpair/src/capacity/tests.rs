@@ -55,6 +55,12 @@ fn settings(resolution_percent: f64) -> SearchSettings {
     }
 }
 
+/// The default plan's settings: its resolution, its cap of windows, its verdict rule.
+fn default_settings() -> SearchSettings {
+    let resolution = crate::plan::capacity::DEFAULT_RESOLUTION_PERCENT;
+    SearchSettings { max_steps: max_steps(resolution, false), ..settings(resolution) }
+}
+
 fn search_of(subject: &str, upper_rps: f64, (steps, outcome): (Vec<Step>, Outcome)) -> Search {
     let (subject, scenario, upper_from) = (subject.into(), "get".into(), "closed-loop".into());
     Search { subject, scenario, upper_rps, upper_from, steps, outcome, bound: false, bracket: None }.with_bracket()
@@ -65,11 +71,15 @@ fn finds_a_known_capacity_within_its_resolution() {
     // 2 ms per request on one worker: 500/s when arrivals are evenly paced, and the queue grows above it.
     let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
     for (upper, resolution) in [(520.0, 5.0), (2_000.0, 5.0), (700.0, 20.0)] {
-        let (steps, outcome) = search(upper, &settings(resolution), |r| sim.step(r));
-        let Outcome::Found { rps, confirmed: true, .. } = outcome else { panic!("{outcome:?}") };
-        assert!(rps <= 500.0 && rps >= 500.0 / (1.0 + resolution / 100.0), "{rps} at {resolution} %: {steps:#?}");
-        // Every failing window is above the capacity, every passing one at most it.
-        assert!(steps.iter().all(|s| s.passed() == (s.rate_asked <= rps)), "{steps:#?}");
+        let s = search_of("svc", upper, search(upper, &settings(resolution), |r| sim.step(r)));
+        let Outcome::Found { rps, confirmed: true, .. } = s.outcome else { panic!("{:?}", s.outcome) };
+        let Some(Bracket { low, high: Some(high) }) = s.bracket else { panic!("{s:#?}") };
+        // The bracket holds 500/s and is at most the resolution wide; the capacity is its low end.
+        assert!(low <= 500.0 && 500.0 < high && high / low <= 1.0 + resolution / 100.0, "{low}–{high}: {s:#?}");
+        assert_eq!(rps, low, "{s:#?}");
+        // Every failing window is above the bracket's low end, every passing one at most it.
+        let steps = s.steps;
+        assert!(steps.iter().all(|s| s.passed() == (s.rate_asked <= low)), "{steps:#?}");
         // No repeat: each rate is decided by its windows, two that agree on a subject with no noise (or one that
         // missed while the search explored).
         let mut rates: Vec<f64> = steps.iter().map(|s| s.rate_asked).collect();
@@ -88,11 +98,12 @@ fn a_capacity_at_the_closed_loop_throughput_has_a_failing_step_just_above_it() {
     for (resolution, quick) in [(5.0, false), (25.0, true)] {
         let set = SearchSettings { max_steps: max_steps(resolution, quick), ..settings(resolution) };
         let s = search_of("svc", 500.0, search(500.0, &set, |r| sim.step(r)));
-        let Outcome::Found { rps, confirmed: true, .. } = s.outcome else { panic!("{s:#?}") };
-        assert!(rps <= 500.0 && rps >= 500.0 / (1.0 + resolution / 100.0), "{rps} at {resolution} %: {s:#?}");
-        let above = s.steps.iter().filter(|st| !st.passed() && st.rate_asked > rps).map(|st| st.rate_asked);
+        let Outcome::Found { confirmed: true, .. } = s.outcome else { panic!("{s:#?}") };
+        let low = s.capacity().unwrap();
+        assert!(low <= 500.0 && low >= 500.0 / (1.0 + resolution / 100.0), "{low} at {resolution} %: {s:#?}");
+        let above = s.steps.iter().filter(|st| !st.passed() && st.rate_asked > low).map(|st| st.rate_asked);
         let lowest = above.reduce(f64::min).unwrap_or_else(|| panic!("no failing step above: {s:#?}"));
-        assert!(lowest <= rps * (1.0 + resolution / 100.0), "{lowest} above {rps}: {s:#?}");
+        assert!(lowest <= low * (1.0 + resolution / 100.0), "{lowest} above {low}: {s:#?}");
         assert_eq!(s.bound_by(None), None, "{s:#?}");
         assert!(s.steps.len() <= expected_steps(resolution), "{s:#?}");
     }
@@ -110,15 +121,19 @@ fn a_capacity_far_above_the_closed_loop_throughput_is_found_above_it() {
     assert!((500.0 / 1.05..=500.0).contains(&rps), "{rps}: {s:#?}");
     assert!(s.steps.iter().all(|st| st.passed() == (st.rate_asked <= rps)), "{s:#?}");
     assert_eq!(s.bound_by(None), None, "{s:#?}");
-    // At the default cap (11 windows at 5 %) the doubling and the bisection do not fit: the search stops with its
-    // highest rate met, well above the upper bound and below a failing window, marked unconfirmed, and no bound.
-    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
+    // With a cap of 8 windows the doubling and the bisection do not fit: the search stops with its highest rate
+    // met, well above the upper bound and below a failing window, marked unconfirmed, and no bound.
+    let set = SearchSettings { max_steps: 8, ..settings(5.0) };
     let s = search_of("svc", upper, search(upper, &set, |r| sim.step(r)));
     let Outcome::Found { rps, confirmed: false, .. } = s.outcome else { panic!("{s:#?}") };
-    assert!(rps > 2.0 * upper && rps <= 500.0 && s.steps.len() == 11, "{rps}: {s:#?}");
+    assert!(rps > 2.0 * upper && rps <= 500.0 && s.steps.len() == 8, "{rps}: {s:#?}");
     assert!(s.steps.iter().any(|st| !st.passed() && st.rate_asked > rps), "{s:#?}");
     assert_eq!(s.bound_by(None), None, "{s:#?}");
     assert!(s.figure().contains("unconfirmed") && !s.figure().starts_with("≥"), "{}", s.figure());
+    // The default plan's search (5 %, 18 windows) has room for both, and confirms it.
+    let s = search_of("svc", upper, search(upper, &default_settings(), |r| sim.step(r)));
+    let Outcome::Found { rps, confirmed: true, .. } = s.outcome else { panic!("{s:#?}") };
+    assert!((500.0 / 1.05..=500.0).contains(&rps) && s.steps.len() <= 18, "{rps}: {s:#?}");
 }
 
 #[test]
@@ -179,8 +194,10 @@ fn a_rate_whose_windows_split_is_decided_by_more_of_them() {
         asked.push(r);
         Ok(result)
     });
-    let Outcome::Found { rps, confirmed: true, .. } = outcome else { panic!("{outcome:?}: {steps:#?}") };
-    assert!(rps <= 500.0 && spoiled, "{rps}: {steps:#?}");
+    let s = search_of("svc", 7_000.0, (steps, outcome));
+    let (Outcome::Found { confirmed: true, .. }, Some(low)) = (&s.outcome, s.capacity()) else { panic!("{s:#?}") };
+    assert!(low <= 500.0 && spoiled, "{low}: {s:#?}");
+    let steps = s.steps;
     // The split rate took four windows, three of which met the objective: a lead of two, met.
     let split = steps.iter().find(|s| !s.passed() && s.rate_asked <= 500.0).unwrap().rate_asked;
     let at_split: Vec<&Step> = steps.iter().filter(|s| s.rate_asked == split).collect();
@@ -269,11 +286,11 @@ fn a_capacity_below_a_rate_the_loader_did_not_hold_is_a_bound_with_no_limit_meas
 
 #[test]
 fn a_search_at_its_cap_reports_the_bracket_it_has_unconfirmed() {
-    // 2 ms per request from 2,000/s, at the default cap of 11 windows: 1,800 and 900 missed on one window each while
+    // 2 ms per request from 2,000/s, at a cap of 11 windows and 5 %: 1,800 and 900 missed on one window each while
     // the search explores, 450 met, 636 and 535 missed, 491 met, two windows each; 513 gets the one window left, and
     // is undecided. The capacity is 491/s, with the bracket up to 535/s, wider than the resolution, and the search
     // says it reached its cap.
-    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
+    let set = SearchSettings { max_steps: 11, ..settings(5.0) };
     let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
     let s = search_of("svc", 2_000.0, search(2_000.0, &set, |r| sim.step(r)));
     assert_eq!(s.steps.len(), 11, "{s:#?}");
@@ -330,10 +347,10 @@ fn slo_flags() {
 
 #[test]
 fn the_estimate_counts_the_bisection() {
-    // Two windows a rate: the first, one halving, the bisections (4 at 5 %, 2 at 25 %).
-    assert_eq!(expected_steps(5.0), 12);
-    assert_eq!(expected_steps(25.0), 8);
-    assert_eq!((max_steps(5.0, false), max_steps(25.0, true)), (11, 14));
+    // Two windows a rate: the first, one halving, the bisections (4 at 5 %, 3 at 10 %, 2 at 25 %), and one more at
+    // each end of the bracket.
+    assert_eq!((expected_steps(5.0), expected_steps(10.0), expected_steps(25.0)), (14, 12, 10));
+    assert_eq!((max_steps(5.0, false), max_steps(25.0, true)), (18, 14));
 }
 
 /// A small deterministic generator (splitmix64), so that the noisy subject's runs are the same on every machine.
@@ -369,8 +386,8 @@ fn coin_toss_searches(set: &SearchSettings, c: f64, upper: f64, within: f64) -> 
         let mut rng = SplitMix(seed);
         let s = search_of("svc", upper, search(upper, set, coin_toss_subject(c, &mut rng)));
         windows += s.steps.len();
-        let Some(Bracket { low, high }) = s.bracket else { continue };
-        near += usize::from((low / c - 1.0).abs() <= within);
+        let (Some(Bracket { low, high }), Some(capacity)) = (s.bracket, s.capacity()) else { continue };
+        near += usize::from((capacity / c - 1.0).abs() <= within);
         held += usize::from(low <= c && high.is_none_or(|h| c <= h));
     }
     (near, held, windows)
@@ -394,48 +411,33 @@ fn a_coin_toss_boundary_is_found_within_5_percent_in_95_of_100_searches_given_th
 
 #[test]
 fn the_default_plans_search_finds_a_coin_toss_boundary_within_10_percent() {
-    // The default plan's rule (a lead of two windows, up to five, then the majority) at its 5 % resolution: with a
-    // cap that does not cut the searches short (the cap has its own test), the capacity is within 10 % of C (the
-    // coin toss's band) in at least 95 of 100 searches from each upper bound, and within ±5 % in about two in three
-    // (the Wilson rule it replaced: about one in two, 37 of 100 from far above).
+    // The default plan's search: a lead of two windows decides a rate (up to five, then the majority), the ends of a
+    // closing bracket are confirmed by a lead of three (up to seven), the bracket closes at 5 %, and the search runs
+    // at most 18 windows. Its capacity (the highest rate decided met) is within 10 % of C in at least 95 of 100
+    // searches from each upper bound: at C, below it, at node's ratio on GET, and far above it (node's closed loop
+    // serves up to 2.5 times its capacity). Within ±5 %, the resolution, it is in 65-88 of 100: `verdict.rs` and
+    // docs/harness.md work out why the windows a 22-minute plan pays for cannot do better near a coin-toss boundary.
     let c = 20_000.0;
-    for upper in [c, 0.7 * c, 2.5 * c] {
-        let (near, held, _) = coin_toss_searches(&settings(5.0), c, upper, 0.10);
-        let (within_resolution, _, _) = coin_toss_searches(&settings(5.0), c, upper, 0.05);
-        assert!(near >= 95, "from {upper}/s: {near} of 100 within 10 %, {within_resolution} within 5 %, {held} held");
-        assert!(within_resolution >= 60, "from {upper}/s: {within_resolution} of 100 within 5 %");
+    for upper in [c, 0.7 * c, 1.37 * c, 2.5 * c] {
+        let (near, held, windows) = coin_toss_searches(&default_settings(), c, upper, 0.10);
+        let (within_5, _, _) = coin_toss_searches(&default_settings(), c, upper, 0.05);
+        assert!(near >= 95, "from {upper}/s: {near} of 100 within 10 %, {held} brackets hold C, {windows} windows");
+        assert!(within_5 >= 60, "from {upper}/s: {within_5} of 100 within 5 %");
     }
-    // At the default cap of 11 windows a search from its capacity still finds it within 10 % in 95 of 100; from
-    // far above it the cap cuts the bisection short, and the wider bracket is the search's own account of that.
-    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
-    let (near, held, _) = coin_toss_searches(&set, c, c, 0.10);
-    assert!(near >= 95, "at the default cap: {near} of 100 within 10 %, {held} brackets hold it");
 }
 
+/// The figures docs/harness.md quotes for the default plan's search of the coin-toss subject, printed
+/// (`cargo test -p fairpair --lib coin_toss_figures -- --ignored --nocapture`).
 #[test]
-fn a_disturbed_window_is_run_again_once_and_counts_in_no_verdict() {
-    // 2 ms per request, and every window another process stalled the machine by 30 ms while the subject and the
-    // loader waited 1 ms: each rate's first disturbed window is run again and left out of its verdict, and the
-    // second disturbed window at the same rate counts (one rerun a rate), so the search still ends within its cap.
-    let sim = Simulated { service_ms: 2.0, loader_limit: 1e9, duration_s: 5.0 };
-    let stall = crate::schema::Disturbance {
-        cpu_stall_ms: 30.0,
-        subject_run_delay_ms: 0.5,
-        loader_run_delay_ms: 0.5,
-        rerun: false,
-    };
-    let set = SearchSettings { max_steps: max_steps(5.0, false), ..settings(5.0) };
-    let s =
-        search_of("svc", 520.0, search(520.0, &set, |r| Ok(StepResult { disturbance: Some(stall), ..sim.step(r)? })));
-    assert!(s.steps.len() <= set.max_steps, "{s:#?}");
-    let reruns: Vec<&Step> = s.steps.iter().filter(|st| !st.counts()).collect();
-    assert!(!reruns.is_empty() && reruns.iter().all(|st| st.verdict.is_none()), "{s:#?}");
-    let mut rates: Vec<f64> = s.steps.iter().map(|st| st.rate_asked).collect();
-    rates.dedup();
-    for rate in rates {
-        let at = s.steps.iter().filter(|st| st.rate_asked == rate && !st.counts()).count();
-        assert!(at <= 1, "one rerun a rate, {rate}: {s:#?}");
+#[ignore]
+fn coin_toss_figures() {
+    let c = 20_000.0;
+    for upper in [c, 0.7 * c, 1.37 * c, 2.5 * c] {
+        let (near_10, held, windows) = coin_toss_searches(&default_settings(), c, upper, 0.10);
+        let (near_5, _, _) = coin_toss_searches(&default_settings(), c, upper, 0.05);
+        eprintln!(
+            "from {:.2} C: within 10 % {near_10}, within 5 % {near_5}, held {held}, {windows} windows",
+            upper / c
+        );
     }
-    // Undisturbed, the same search decides its first rate on two windows; here it took three.
-    assert_eq!(s.steps.iter().take_while(|st| st.rate_asked == s.steps[0].rate_asked).count(), 3, "{s:#?}");
 }

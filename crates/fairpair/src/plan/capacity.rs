@@ -10,6 +10,17 @@ use crate::kinds::{BuiltinScenario, Tool};
 use crate::subject::SubjectSpec;
 use crate::usage;
 
+/// The default width of a closed bracket: a rate decided met and one decided missed at most 5 % above it (the
+/// geometric bisection from a bracket of 2 closes it at 4.4 %, after 9.1 % and 19 %).
+pub const DEFAULT_RESOLUTION_PERCENT: f64 = 5.0;
+
+/// Seconds the harness spends around one capacity window on a quiet machine (the idle check's 0.2 s, starting and
+/// stopping a fresh server): 5.4-5.5 s a window of 1 s warm-up and 4 s measured, over 275 windows of five searches on
+/// the 2-vCPU Xeon VM. Unlike the other runs' estimate ([`RUN_OVERHEAD_S`]), no allowance for a longer idle wait is
+/// added: the estimate counts every search at its cap of windows, which a quiet search seldom reaches, and that is
+/// its margin for a busier machine.
+pub const WINDOW_OVERHEAD_S: f64 = 0.6;
+
 /// What the plan decided about the capacity search.
 #[derive(Clone, Debug)]
 pub struct CapacityPlan {
@@ -33,7 +44,8 @@ pub fn plan(
 ) -> Result<Option<CapacityPlan>> {
     let objective = Objective::parse(&args.slo)?;
     let q = args.quick;
-    let resolution_percent = check_resolution(args.capacity_resolution.unwrap_or(if q { 25.0 } else { 5.0 }))?;
+    let resolution_percent =
+        check_resolution(args.capacity_resolution.unwrap_or(if q { 25.0 } else { DEFAULT_RESOLUTION_PERCENT }))?;
     // `--open-loop-rates` asks for the fixed-fraction open-loop phase instead (or, with 0, for no open-loop runs).
     if args.open_loop_rates.is_some() && args.slo.is_empty() && !args.capacity_only {
         return Ok(None);
@@ -90,10 +102,10 @@ impl CapacityPlan {
         out
     }
 
-    /// Estimated seconds of one step, the harness's time around it included.
-    pub fn step_seconds(&self, idle: f64) -> f64 {
+    /// Estimated seconds of one step (a window), the harness's time around it included.
+    pub fn step_seconds(&self) -> f64 {
         let s = &self.settings;
-        (s.warmup_s + s.step_s) as f64 + RUN_OVERHEAD_S + idle
+        (s.warmup_s + s.step_s) as f64 + WINDOW_OVERHEAD_S
     }
 
     /// Estimated seconds of the whole phase: the searches and the loader's limit, each at its cap of steps (so the
@@ -104,7 +116,7 @@ impl CapacityPlan {
         let searches = (self.searches(plan).len() + usize::from(limit)) as f64;
         let steps = self.settings.max_steps as f64;
         let probe = if self.only { self.probe_s as f64 + 1.0 + RUN_OVERHEAD_S + idle } else { 0.0 };
-        searches * (steps * self.step_seconds(idle) + probe)
+        searches * (steps * self.step_seconds() + probe)
     }
 
     /// An empty record of the phase.

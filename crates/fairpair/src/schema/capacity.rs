@@ -50,6 +50,10 @@ pub struct StepResult {
     /// could not be read, as on a server host, and in files written before they were).
     #[serde(default)]
     pub disturbance: Option<Disturbance>,
+    /// When the measured part began, in seconds since the Unix epoch (to line a window up with what else ran on the
+    /// machine; `None` in files written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_s: Option<f64>,
 }
 
 /// A window's disturbance figures, in milliseconds over the measured part.
@@ -61,6 +65,13 @@ pub struct Disturbance {
     pub subject_run_delay_ms: f64,
     /// The same of the loader's threads, read while it ran.
     pub loader_run_delay_ms: f64,
+    /// The CPU time of every other process (all but the subject's, the loader and the harness; `ksoftirqd` aside)
+    /// over the measured part, and in its busiest slice of 100 ms: what decides whether the window was disturbed
+    /// (`None` in files written before they were read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_cpu_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_max_slice_ms: Option<f64>,
     /// Whether this window was disturbed and is run again: it counts in no verdict.
     #[serde(default)]
     pub rerun: bool,

@@ -137,17 +137,17 @@ pub struct Invocation {
 /// The tool's CPU time comes from `getrusage(RUSAGE_CHILDREN)` before and after reaping it: the servers are still
 /// running (not yet reaped) at that point, so the difference is the tool's alone.
 pub fn invoke(tool: &dyn LoadTool, spec: &LoadSpec, cpus: Option<&[usize]>) -> Result<Invocation> {
-    invoke_sampled(tool, spec, cpus, false).map(|(i, _)| i)
+    invoke_sampled(tool, spec, cpus, None).map(|(i, _)| i)
 }
 
-/// [`invoke`], and when `sample` is set, the tool's own run-queue delay in nanoseconds, read while it runs
-/// ([`crate::disturbance::Sampler`]: its counters are gone once it has exited).
+/// [`invoke`], and when `sample` gives the subject's processes, what [`crate::disturbance::Sampler`] read while the
+/// tool ran: its own run-queue delay (its counters are gone once it has exited) and the other processes' CPU time.
 pub fn invoke_sampled(
     tool: &dyn LoadTool,
     spec: &LoadSpec,
     cpus: Option<&[usize]>,
-    sample: bool,
-) -> Result<(Invocation, Option<u64>)> {
+    sample: Option<&[i32]>,
+) -> Result<(Invocation, Option<crate::disturbance::Sampled>)> {
     let argv = tool.argv(spec);
     let full = pinned(argv, cpus);
     let command = shell_words(&full);
@@ -160,7 +160,7 @@ pub fn invoke_sampled(
         .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot run {}", full[0]))?;
-    let sampler = sample.then(|| crate::disturbance::Sampler::start(child.id() as i32));
+    let sampler = sample.map(|ours| crate::disturbance::Sampler::start(child.id() as i32, ours));
     let out = child.wait_with_output().with_context(|| format!("cannot run {}", full[0]));
     let delay = sampler.map(crate::disturbance::Sampler::finish);
     let out = out?;

@@ -7,7 +7,7 @@ use crate::capacity::{Bound, CapacityRecord, Outcome, Search, SearchSettings, Ve
 use crate::charts::{COLOURS, esc, opening, short};
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::ratios::{baseline, percent_text, ratio_text};
-use crate::schema::Benchmark;
+use crate::schema::{Benchmark, Disturbance};
 use crate::text::thousands;
 
 /// The traffic the sizing line sizes for: the decision section's when `--traffic` is not given, so that the two
@@ -334,6 +334,19 @@ fn rate_text(search: &Search, i: usize) -> String {
     format!("; rate {word} ({met} of {} windows met)", same.len())
 }
 
+/// Why a window was run again: the others' CPU that decided it, or, in a file written before that was read, the
+/// machine's stall beyond the subject's and the loader's own wait (the rule then).
+fn disturbed_text(d: Option<Disturbance>) -> String {
+    use crate::disturbance::{DISTURBED_SLICE_MS, DISTURBED_TOTAL_MS};
+    match d.and_then(|d| d.others_cpu_ms.zip(d.others_max_slice_ms)) {
+        Some((_, slice)) if slice >= DISTURBED_SLICE_MS => {
+            format!("other processes ran {slice:.1} ms within 0.1 s")
+        }
+        Some((total, _)) if total >= DISTURBED_TOTAL_MS => format!("other processes ran {total:.1} ms in the window"),
+        _ => "the machine stalled beyond the two's own wait".into(),
+    }
+}
+
 fn steps_table(c: &CapacityRecord) -> Table {
     let mut t = Table::new(&[
         ("search", Align::Left),
@@ -344,6 +357,7 @@ fn steps_table(c: &CapacityRecord) -> Table {
         ("p99 ms", Align::Right),
         ("p99.9 ms", Align::Right),
         ("errors · aborted", Align::Right),
+        ("others' CPU ms (busiest 0.1 s)", Align::Right),
         ("CPU stall · own run delay ms", Align::Right),
         ("verdict", Align::Left),
     ]);
@@ -359,7 +373,7 @@ fn steps_table(c: &CapacityRecord) -> Table {
             };
             let verdict = match step.counts() {
                 true => format!("{verdict}{}", rate_text(search, i)),
-                false => format!("{verdict}; disturbed (the machine stalled beyond the two's own wait): run again"),
+                false => format!("{verdict}; disturbed ({}): run again", disturbed_text(r.disturbance)),
             };
             let verdict = if r.machine_idle { verdict } else { format!("{verdict} (busy machine)") };
             t.row(vec![
@@ -371,6 +385,10 @@ fn steps_table(c: &CapacityRecord) -> Table {
                 format!("{:.2}", r.latency.p99_ms),
                 r.latency.p99_9_ms.map_or("n/r".into(), |v| format!("{v:.2}")),
                 format!("{} · {}", r.errors + r.unexpected, r.aborted),
+                // Other processes' CPU over the window and in its busiest slice: what decides a disturbance.
+                r.disturbance
+                    .and_then(|d| Some(format!("{:.1} ({:.1})", d.others_cpu_ms?, d.others_max_slice_ms?)))
+                    .unwrap_or_else(|| "—".into()),
                 // The machine's CPU stall over the window, and the subject's and the loader's own run-queue wait.
                 r.disturbance.map_or("—".into(), |d| {
                     format!("{:.1} · {:.1}", d.cpu_stall_ms, d.subject_run_delay_ms + d.loader_run_delay_ms)
