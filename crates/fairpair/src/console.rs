@@ -286,41 +286,6 @@ pub fn two_hosts_line(p: &TwoHosts) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_warm_up_probe_line_says_the_time_to_steady_and_whether_the_warm_up_covers_it() {
-        let series = [vec![1000.0, 4000.0, 8000.0], vec![10_000.0; 9]].concat();
-        let p = crate::warmup::probe_record("java", "get", 50, crate::warmup::idle_series(series));
-        assert_eq!(
-            warmup_probe_line(&p, 5),
-            "warm-up probe of java: steady after 3 s at 10,000 requests/s (first second 1,000); the 5 s warm-up \
-             covers it"
-        );
-        let busy = WarmupProbe { other_cpu_percent: 80.0, seconds_to_steady: None, ..p };
-        assert_eq!(
-            warmup_probe_line(&busy, 5),
-            "warm-up probe of java: not steady within the 12 s probe but warm after 3 s at 10,000 requests/s (first \
-             second 1,000); the 5 s warm-up covers it; the machine was busy (other processes 80 %)"
-        );
-        let noisy = WarmupProbe { per_second_rps: [busy.per_second_rps.clone(), vec![5000.0]].concat(), ..busy };
-        assert!(warmup_probe_line(&noisy, 5).contains("whether the 5 s warm-up covers it cannot be told"));
-        assert!(warmup_lengthened_line("java", 25, 5, 610.0).contains("warm up for 25 s instead of 5 s"));
-    }
-
-    #[test]
-    fn the_revised_estimate_counts_the_capacity_search() {
-        // A `--capacity-only` run: everything left after preflight is the search (it said "0 s left" before).
-        let e = Estimate { preflight: 10.0, capacity: 142.0, ..Estimate::default() };
-        let lines = preflight(&Preflight { duration_s: 1.0, ..Preflight::default() }, &e);
-        let revised = lines.last().unwrap();
-        assert!(revised.contains(&format!("{} left", minutes(142.0))), "{revised}");
-        assert!(revised.contains(&format!("capacity search {}", minutes(142.0))), "{revised}");
-    }
-}
-
 /// Tells on stderr the subjects asked for that were not measured, when there are any, and returns whether every one
 /// was. A subject missing from the figures fails the run (exit 1) though the others' figures are written, so the line
 /// says where to read why and how to measure a subject that fails verification anyway.
@@ -404,5 +369,40 @@ pub fn print_console_summary(plain: &crate::schema::Benchmark, inputs: &crate::d
     println!();
     for line in crate::report::decision_lines(plain, inputs) {
         println!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_warm_up_probe_line_says_the_time_to_steady_and_whether_the_warm_up_covers_it() {
+        let series = [vec![1000.0, 4000.0, 8000.0], vec![10_000.0; 9]].concat();
+        let p = crate::warmup::probe_record("java", "get", 50, crate::warmup::idle_series(series));
+        assert_eq!(
+            warmup_probe_line(&p, 5),
+            "warm-up probe of java: steady after 3 s at 10,000 requests/s (first second 1,000); the 5 s warm-up \
+             covers it"
+        );
+        let busy = WarmupProbe { other_cpu_percent: 80.0, seconds_to_steady: None, ..p };
+        assert_eq!(
+            warmup_probe_line(&busy, 5),
+            "warm-up probe of java: not steady within the 12 s probe but warm after 3 s at 10,000 requests/s (first \
+             second 1,000); the 5 s warm-up covers it; the machine was busy (other processes 80 %)"
+        );
+        let noisy = WarmupProbe { per_second_rps: [busy.per_second_rps.clone(), vec![5000.0]].concat(), ..busy };
+        assert!(warmup_probe_line(&noisy, 5).contains("whether the 5 s warm-up covers it cannot be told"));
+        assert!(warmup_lengthened_line("java", 25, 5, 610.0).contains("warm up for 25 s instead of 5 s"));
+    }
+
+    #[test]
+    fn the_revised_estimate_counts_the_capacity_search() {
+        // A `--capacity-only` run: everything left after preflight is the search (it said "0 s left" before).
+        let e = Estimate { preflight: 10.0, capacity: 142.0, ..Estimate::default() };
+        let lines = preflight(&Preflight { duration_s: 1.0, ..Preflight::default() }, &e);
+        let revised = lines.last().unwrap();
+        assert!(revised.contains(&format!("{} left", minutes(142.0))), "{revised}");
+        assert!(revised.contains(&format!("capacity search {}", minutes(142.0))), "{revised}");
     }
 }
