@@ -1,6 +1,7 @@
 //! The command line of `fairpair run`: every flag, its default and what it means, as clap reads it. `plan/` turns
 //! these words into a [`crate::plan::Plan`] (checking them there), filling in what the command line left open from
 //! a preset's method (`presets.rs`) when one is given. A new flag goes here, and what it means goes into the plan.
+//! `fairpair report`'s flags ([`ReportArgs`]) are here too; `main.rs` has only the commands and `verify`'s few.
 
 use std::path::PathBuf;
 
@@ -170,6 +171,47 @@ pub struct RunArgs {
     /// With --server-host: an ssh configuration file, passed as `ssh -F FILE` [default: ssh's own].
     #[arg(long, value_name = "FILE", requires = "server_host")]
     pub ssh_config: Option<PathBuf>,
+    #[command(flatten)]
+    pub decision: DecisionArgs,
+}
+
+/// The command line of `fairpair report`: one results file to write the report of, or two to compare (`--compare`),
+/// or one to export (`--export`). Its flags are here beside `fairpair run`'s, so that every flag of the harness is
+/// in one file and `main.rs` keeps only the commands.
+#[derive(Args, Clone, Debug)]
+pub struct ReportArgs {
+    /// The results file.
+    #[arg(required_unless_present = "compare")]
+    pub file: Option<PathBuf>,
+    /// Directory for report.md, report.html and the SVGs [default: the file's directory]; with --compare, for
+    /// compare.md and compare.html instead of the Markdown on stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Compare two results files (before/after, or two machines): Markdown on stdout (or compare.md and
+    /// compare.html in --out), a one-line count on stderr.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "file")]
+    pub compare: Option<Vec<PathBuf>>,
+    /// With --compare: the comparison as `markdown` (for people) or `json` (every figure, for a script); the
+    /// exit status is the same either way.
+    #[arg(long, value_enum)]
+    pub format: Option<crate::compare::Format>,
+    /// With --compare: exit with status 1 when a figure got worse beyond the noise. The figures gated are each
+    /// cell's throughput, p50, p99 and server CPU per request, and each subject's idle and after-load RSS and
+    /// start-up; one fails when the min–max ranges of its repeats in the two files do not overlap, it is worse
+    /// by at least --threshold, and it is a value in both files: a throughput or latency that is a bound
+    /// (loader-limited, or loader-bound) never fails it on its own. The capacity at the latency objective is
+    /// compared and shown, never gated: it is one search in each file, and searches spread more than its
+    /// resolution.
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    /// With --fail-on-regression: a figure worse beyond the noise by less than this share of its old median is
+    /// tolerated, e.g. 5% [default: 0%].
+    #[arg(long, value_name = "PERCENT", requires = "fail_on_regression")]
+    pub threshold: Option<String>,
+    /// Write the figures for other tools instead of the report files: FORMAT `csv` (a row per figure) or `bmf`
+    /// (Bencher Metric Format) to FILE (`-` for stdout).
+    #[arg(long, num_args = 2, value_names = ["FORMAT", "FILE"], conflicts_with_all = ["compare", "out"])]
+    pub export: Option<Vec<String>>,
     #[command(flatten)]
     pub decision: DecisionArgs,
 }

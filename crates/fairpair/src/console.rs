@@ -2,8 +2,9 @@
 //! happening now ([`Progress::status`]), a line that must be seen ([`Progress::println`]) and when a run is over
 //! ([`Progress::ran`]); the lines themselves (a verification's verdict, what preflight measured, the two hosts, what
 //! is left after preflight) are written here, so that what the console says is in one place. It shows a bar on a
-//! terminal and plain lines otherwise. (The plan's announcement and the closing summary table are `plan` and `main`'s;
-//! `fairpair verify URL` prints its own report on stdout.)
+//! terminal and plain lines otherwise. When the run is over, [`print_console_summary`] writes its closing table on
+//! stdout, and [`print_unmeasured_subjects`] names the subjects that could not be measured. (The plan's announcement and the dry run are `plan`'s; `fairpair verify URL` prints its own report on
+//! stdout.)
 //!
 //! The bar measures the plan's own time estimate: its length is [`Estimate::total`], and each finished run advances it
 //! by that run's share of the estimate ([`Estimate::per_run`]). Both come from `plan/`, so the bar and the printed
@@ -283,6 +284,92 @@ pub fn two_hosts_line(p: &TwoHosts) -> String {
         p.server_environment.hostname,
         p.server_environment.cpus_allowed.len()
     )
+}
+
+/// Tells on stderr the subjects asked for that were not measured, when there are any, and returns whether every one
+/// was. A subject missing from the figures fails the run (exit 1) though the others' figures are written, so the line
+/// says where to read why and how to measure a subject that fails verification anyway.
+pub fn print_unmeasured_subjects(b: &crate::schema::Benchmark) -> bool {
+    let unmeasured = b.unmeasured_subjects();
+    if unmeasured.is_empty() {
+        return true;
+    }
+    eprintln!(
+        "fairpair: NOT measured (did not start, or failed verification): {}; see report.md (--allow-unverified \
+         measures a subject that fails verification)",
+        unmeasured.join(", ")
+    );
+    false
+}
+
+/// The closing summary of `fairpair run` on stdout: one line per cell and subject (`cap. %` is the share of the
+/// loader's measured capacity), each subject's memory, then the report's verdicts and decision as plain lines. It is
+/// on stdout, apart from the progress on stderr, so that a terminal shows the figures at once and a script can keep
+/// them without the progress lines; `plain` is the results as written, before the unverified subjects are marked.
+pub fn print_console_summary(plain: &crate::schema::Benchmark, inputs: &crate::decision::Inputs) {
+    let b = &crate::report::marked(plain);
+    println!(
+        "{:<20} {:<8} {:>5} {:>12} {:>8} {:>9} {:>9} {:>9} {:>8}  flags",
+        "subject", "scenario", "conns", "req/s", "cap. %", "p50 ms", "p99 ms", "CPU µs/r", "CV %"
+    );
+    for s in &b.summaries {
+        let flags: Vec<&str> = b
+            .flags
+            .iter()
+            .filter(|f| {
+                // `rate-not-reached` belongs to the open-loop phase, not to these closed-loop runs.
+                f.kind != crate::schema::FlagKind::RateNotReached
+                    && f.subject == s.subject
+                    && f.scenario.as_deref() == Some(&s.scenario)
+                    && f.connections == Some(s.connections)
+            })
+            .map(|f| f.kind.as_str())
+            .collect();
+        println!(
+            "{:<20} {:<8} {:>5} {:>12} {:>8} {:>9.2} {:>9.2} {:>9} {:>8}  {}",
+            s.subject,
+            s.scenario,
+            s.connections,
+            thousands(s.requests_per_sec.median),
+            s.loader_capacity_share_percent.map_or("—".into(), |p| format!("{p:.0}")),
+            s.p50_ms.median,
+            s.p99_ms.median,
+            s.server_cpu_us_per_request.as_ref().map_or("—".into(), |c| format!("{:.1}", c.median)),
+            s.requests_per_sec.cv.map_or("—".into(), |c| format!("{:.1}", c * 100.0)),
+            flags.join(",")
+        );
+    }
+    if b.summaries.is_empty() {
+        println!("(no closed-loop run was measured: see the skipped list in the report)");
+    }
+    let left_out = b.runs.iter().filter(|r| r.left_out.is_some()).count();
+    if left_out > 0 {
+        println!("({left_out} runs are left out: unexpected statuses or a busy machine; see the report)");
+    }
+    for m in &b.memory_summaries {
+        println!(
+            "{:<20} memory: idle {:.1} MiB, after load {:.1} MiB RSS ({}), start-up {:.0} ms",
+            m.subject,
+            m.idle_rss_kib.median / 1024.0,
+            m.after_rss_kib.median / 1024.0,
+            crate::text::count(u64::from(m.processes), "process"),
+            m.startup_ms.median
+        );
+    }
+    // The report's summary, in the same words: what the figures above say, and how far to trust each. It marks the
+    // unverified subjects itself, so it is given the plain names (marked twice, "x (UNVERIFIED) (UNVERIFIED)").
+    let verdicts = crate::report::verdict_lines(plain);
+    if !verdicts.is_empty() {
+        println!();
+    }
+    for line in verdicts {
+        println!("{line}");
+    }
+    // The decision section's table and sentence, as plain lines.
+    println!();
+    for line in crate::report::decision_lines(plain, inputs) {
+        println!("{line}");
+    }
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@
 //! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
 //! figures, told as hypotheses), `compare/` (two `benchmark.json` files side by side, as JSON, and
 //! `gate.rs`: which of their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric
-//! Format), `text.rs` (how numbers and durations are written),
+//! Format), `text.rs` (how numbers, durations and lists of files are written),
 //! `kinds.rs` (the enums of the names a run is made of: tools, built-in subjects and scenarios, presets, methods),
 //! `presets.rs` (the published studies' methods and figures).
 //!

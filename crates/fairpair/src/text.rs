@@ -1,5 +1,5 @@
-//! Text: how numbers and durations are written, the same in every stage's output (the console, the report, the
-//! comparison).
+//! Text: how numbers, durations and lists of files are written, the same in every stage's output (the console, the
+//! report, the comparison).
 
 /// Seconds as `N s`, or `M min SS s` from a minute up.
 pub fn minutes(s: f64) -> String {
@@ -33,6 +33,16 @@ pub fn count(n: u64, noun: &str) -> String {
 /// A figure: thousands separators from 1,000 up, two decimals below (`45,123`, `0.48`).
 pub fn number(v: f64) -> String {
     if v.abs() >= 1000.0 { thousands(v) } else { format!("{v:.2}") }
+}
+
+/// Files as a closing line lists them: `results/benchmark.json, results/report.md and results/report.html`. Every
+/// command that writes files ends with one such line on stderr, so each lists them the same way.
+pub fn path_list(files: &[std::path::PathBuf]) -> String {
+    let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+    match names.as_slice() {
+        [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 #[cfg(test)]

@@ -13,8 +13,10 @@
 //! so a comparison and a report of the same file quote the same figures. The comparison is a report
 //! [`Document`], so both renderers draw it: Markdown on stdout, or `compare.md` and `compare.html` with `--out`.
 //! `--format json` writes the same comparison for scripts ([`json`]); [`gate`] decides which differences fail
-//! `--fail-on-regression`.
+//! `--fail-on-regression`. The command itself, which reads the files and writes or prints the result, is
+//! [`compare_files`] (`files.rs`).
 
+mod files;
 pub mod gate;
 pub mod json;
 
@@ -29,6 +31,7 @@ use crate::stats::{self, Stat, Verdict};
 use crate::text::{count, number};
 
 pub use crate::export::Metric;
+pub use files::{Format, compare_files};
 
 /// How a figure moved from the old file to the new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

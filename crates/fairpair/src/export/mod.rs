@@ -10,6 +10,8 @@ mod bmf;
 mod csv;
 mod decision;
 
+use std::path::Path;
+
 use crate::capacity::{BoundBy, Bracket};
 use crate::schema::{Benchmark, FlagKind, Summary, VerificationStatus};
 use crate::stats::Stat;
@@ -43,6 +45,22 @@ pub fn export_with(b: &Benchmark, format: Format, inputs: &crate::decision::Inpu
         Format::Csv => csv::write_with(&figures, |line| decision::csv_rows(b, inputs, line)),
         Format::Bmf => bmf::write_with(&figures, |map| decision::bmf_benchmarks(b, inputs, map)),
     }
+}
+
+/// `report FILE --export FORMAT TO`: the figures of the results file `file` in `format` (`csv` or `bmf`, in any
+/// case), written to the file `to`, or to stdout when `to` is `-` so that a pipe gets them without a file. An unknown
+/// format or a `to` that cannot be written is a mistake in the command line, so a usage error (exit 2, one line).
+pub fn export_file(file: &Path, format: &str, to: &str, inputs: &crate::decision::Inputs) -> anyhow::Result<()> {
+    let format = <Format as clap::ValueEnum>::from_str(format, true)
+        .map_err(|_| crate::usage(format!("--export wants csv or bmf, got {format:?}")))?;
+    let text = export_with(&crate::report::load(file)?, format, inputs);
+    if to == "-" {
+        print!("{text}");
+    } else {
+        std::fs::write(to, text).map_err(|e| crate::usage(format!("cannot write {to}: {e}")))?;
+        eprintln!("fairpair: wrote {to}");
+    }
+    Ok(())
 }
 
 /// The headline figures: what a run is judged on, each once.

@@ -10,8 +10,10 @@
 //! - `pinning.rs` — which CPUs the servers and the load generator get.
 //! - `settings.rs` — the defaults a command line leaves open (a full run's, `--quick`'s), and the checks of its values.
 //! - `estimate.rs` — how many runs, how long, and what the plan announces.
+//! - `dry_run.rs` — what `run --dry-run` prints: the announcement, the tools and every cell, with nothing run.
 
 pub mod capacity;
+mod dry_run;
 mod estimate;
 mod facts;
 mod pinning;
