@@ -91,6 +91,9 @@ pub fn search(
                 // Then both ends are decided again by the stronger rule, the low end first, on more windows: a
                 // wrong verdict at either end is what would put the capacity outside its bracket. Reversed, the
                 // bracket opens again and the bisection goes on.
+                if !settings.confirm_ends {
+                    break found(&steps, l, settings, true);
+                }
                 if decided(lt, &confirming).is_none() {
                     (rate, tally, confirm) = (l, lt, true);
                 } else if decided(t, &confirming).is_none() {

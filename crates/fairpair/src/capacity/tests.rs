@@ -52,6 +52,7 @@ fn settings(resolution_percent: f64) -> SearchSettings {
         max_steps: 40,
         max_windows: 5,
         margin: Some(verdict::MARGIN),
+        confirm_ends: true,
     }
 }
 

@@ -509,6 +509,7 @@ mod tests {
                 max_steps: 8,
                 max_windows: 1,
                 margin: None,
+                confirm_ends: false,
             };
             let mut b = file(Vec::new());
             b.memory_summaries.clear();

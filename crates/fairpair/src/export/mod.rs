@@ -353,6 +353,7 @@ mod tests {
                 max_steps: 8,
                 max_windows: 1,
                 margin: None,
+                confirm_ends: false,
             },
             tool: crate::kinds::Tool::Oha,
             loader_limit: None,

@@ -83,6 +83,7 @@ pub fn plan(
             max_steps: max_steps(resolution_percent, q),
             max_windows: verdict::max_windows(q),
             margin: Some(verdict::MARGIN),
+            confirm_ends: true,
         },
         scenarios: names,
         only: args.capacity_only,

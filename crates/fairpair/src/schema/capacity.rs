@@ -174,6 +174,10 @@ pub struct SearchSettings {
     /// decided by a Wilson interval of the share of met windows (and left undecided at `max_windows`).
     #[serde(default)]
     pub margin: Option<usize>,
+    /// Whether the two ends of a closing bracket were decided again by a lead of one window more, up to two windows
+    /// more (`capacity::confirming`); `false` in files written before they were.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub confirm_ends: bool,
 }
 
 impl SearchSettings {

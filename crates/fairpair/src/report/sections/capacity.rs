@@ -63,8 +63,9 @@ fn method(c: &CapacityRecord, limit: &str, held: &str) -> String {
              behind shows its queue. A rate is decided by its windows: {rule} The search starts at 90 % of the subject's \
              closed-loop throughput, halves until a rate is met (a rate missed by its first window is left there, \
              as not met, until the search brackets the capacity), doubles until one is not, and bisects to within \
-             {res} %. The capacity is the highest rate decided met, given with its bracket: up to the lowest rate \
-             decided missed. A search stops at {cap} windows, with the bracket it has then. {limit} {held}",
+             {res} %{confirm}. The capacity is the highest rate decided met, given with its bracket: up to the lowest \
+             rate decided missed. A search stops at {cap} windows, with the bracket it has then.{disturbed} {limit} \
+             {held}",
             obj = s.objective,
             tool = c.tool,
             conns = s.connections,
@@ -73,6 +74,8 @@ fn method(c: &CapacityRecord, limit: &str, held: &str) -> String {
             rule = rule(s),
             res = s.resolution_percent,
             cap = s.max_steps,
+            confirm = confirm_text(s),
+            disturbed = disturbed_rule(c),
         );
     }
     format!(
@@ -93,6 +96,33 @@ fn method(c: &CapacityRecord, limit: &str, held: &str) -> String {
         d = s.step_s,
         res = s.resolution_percent,
     )
+}
+
+/// The confirmation of a closing bracket's ends, in the files whose search did it.
+fn confirm_text(s: &SearchSettings) -> String {
+    let c = crate::capacity::confirming(s);
+    match s.confirm_ends {
+        true => format!(
+            ", where both ends of the bracket are decided again by a lead of {}, up to {} windows",
+            c.margin(),
+            c.max_windows
+        ),
+        false => String::new(),
+    }
+}
+
+/// The disturbance rule, in the files whose windows read the other processes' CPU (none before they did).
+fn disturbed_rule(c: &CapacityRecord) -> String {
+    use crate::disturbance::{DISTURBED_SLICE_MS, DISTURBED_TOTAL_MS};
+    let steps = c.searches.iter().chain(&c.loader_limit).flat_map(|s| &s.steps);
+    let read = steps.filter_map(|s| s.result.disturbance).any(|d| d.others_cpu_ms.is_some());
+    match read {
+        true => format!(
+            " A window in which other processes ran {DISTURBED_SLICE_MS} ms within 0.1 s, or {DISTURBED_TOTAL_MS} ms \
+             over the window, was disturbed: it is run again (once a rate) and counts in no verdict."
+        ),
+        false => String::new(),
+    }
 }
 
 /// How the file's search decided a rate from its windows: by a lead of its margin, or (files written before the
