@@ -21,7 +21,7 @@ go_bin_on_path() {
 }
 
 # choose_node: sets NODE (the program) and NODE_SOURCE (env, project or path) by the rule of
-# crates/fairpair/src/node.rs, so that the scripts run the Node the harness and the fault suites run: FAIRPAIR_NODE
+# crates/fairpair/src/subjects/node.rs, so that the scripts run the Node the harness and the fault suites run: FAIRPAIR_NODE
 # when set, else the project's own (tools/node, pinned Node 26) when installed, else `node` on PATH, the machine's,
 # which may be any version, one past its end of life included.
 choose_node() {

@@ -1,72 +1,42 @@
-//! fairpair: load implementations of the same API (Rust, Node, Go, or your own) identically, and report what differs.
+//! fairpair: load implementations of the same API (Rust, Node, Go, Java, or your own) identically, and report what
+//! differs.
 //!
 //! The harness behind `fairpair verify`, `fairpair run` and `fairpair report` (the CLI is `src/main.rs`). Data flows
-//! one way through one module per stage:
+//! one way, and each stage is a folder, in the order a run goes through them:
 //!
-//! - `args.rs` — the command line of `fairpair run`, as clap reads it.
-//! - `plan/` — the command line and the machine's facts (gathered first) resolved into a [`plan::Plan`]: subjects,
-//!   scenarios, pinning, phase lengths, and the time estimate.
-//! - `preflight.rs` — between the plan and the runs: verify every subject, then calibrate the plan to the machine
-//!   (the loader's capacity, the POST rate that sizes the store); its record goes into `benchmark.json`.
-//! - `execute.rs` — runs the plan's phases in order (the loader's limit, the warm-up probe, load, open loop,
-//!   capacity, memory) and collects the raw records;
-//!   `console.rs` shows how far it is, and writes what the console says, weighted by the plan's estimate.
-//! - `measure.rs` — the one run procedure (preflight's calibrations and every phase): a fresh subject, the load
-//!   tool, `/proc` sampled around it; one record out. `store.rs` sizes the store of the POST runs.
-//! - `summary.rs` — statistics and flags, pure functions of the raw records.
-//! - `report/` + `charts.rs` — `benchmark.json` → one document of sections (`report/sections/`), rendered as
-//!   `report.md` and a self-contained `report.html`, with SVG charts.
+//! - `verify/` — the contract's cases (crate `contract`) run against a server.
+//! - `plan/` — the command line (`args.rs`) and the machine's facts resolved into a [`plan::Plan`], before anything
+//!   starts; `names.rs` holds the enums of the names a run is made of, `presets.rs` the published studies' methods.
+//! - `run/` — preflight (verify, then calibrate the plan to the machine), the phases in order (`execute.rs`), the one
+//!   run procedure (`measure.rs`), the disturbance rule and the console.
+//! - `analyse/` — statistics, the summaries of the raw records, the warm-up reading and the diagnoses.
+//! - `report/` — `benchmark.json` → `report.md` and `report.html`, its sections and SVG charts.
+//! - `export/` and `compare/` — the headline figures as CSV and Bencher Metric Format; two runs side by side.
 //!
-//! Beside the stages: `verify.rs` (the contract's cases, crate `contract`, run against a server), `subject.rs` (server
-//! processes: start, wait for the first 200, pin, stop the whole process group), `host.rs` (where they run: this
-//! machine, or a server host over OpenSSH, `--server-host`; what is read about either), `tools/` (the load tools
-//! behind one trait, each recording its exact command), `procstat.rs` (the `/proc` formats, parsed), `command.rs`
-//! (running a program, quoting a command line),
-//! `stats.rs` (median, min, max, coefficient of variation, the noise verdict), `schema/` (the `benchmark.json`
-//! types, documented in `docs/benchmark-schema.md`), `env.rs` (the machine), `diagnose.rs` (known signatures in the
-//! figures, told as hypotheses), `compare/` (two `benchmark.json` files side by side, as JSON, and
-//! `gate.rs`: which of their differences fail `--fail-on-regression`), `export/` (the headline figures as CSV and Bencher Metric
-//! Format), `text.rs` (how numbers, durations and lists of files are written),
-//! `kinds.rs` (the enums of the names a run is made of: tools, built-in subjects and scenarios, presets, methods),
-//! `presets.rs` (the published studies' methods and figures).
+//! Beside the stages: `capacity/` (the search for the highest rate under a latency objective: its plan, the search,
+//! its phase in a run and its part of the report), `decision/` (the figures against the reader's own numbers),
+//! `profile/` (where the CPU time goes), `subjects/` (the built-in servers, the runtimes that run them and the
+//! server processes), `machine/` (this machine or a server host, `/proc`, running commands), `tools/` (the load tools
+//! behind one trait), `schema/` (the `benchmark.json` types, documented in `docs/benchmark-schema.md`) and `text.rs`
+//! (how numbers, durations and lists are written).
 //!
-//! Read `execute.rs` first for the method, then `measure.rs` and `tools/wrk.rs` for how a run is measured.
+//! Read `run/execute.rs` first for the method, then `run/measure.rs` and `tools/wrk.rs` for how a run is measured.
 
-pub mod args;
-pub mod builtins;
+pub mod analyse;
 pub mod capacity;
-pub mod capacity_phase;
-pub mod charts;
-pub mod command;
 pub mod compare;
-pub mod console;
 pub mod decision;
-pub mod diagnose;
-pub mod disturbance;
-pub mod env;
-pub mod execute;
 pub mod export;
-pub mod host;
-pub mod java;
-pub mod kinds;
-pub mod measure;
-pub mod node;
+pub mod machine;
 pub mod plan;
-pub mod preflight;
-pub mod presets;
-pub mod procstat;
 pub mod profile;
 pub mod report;
-pub mod runtimes;
+pub mod run;
 pub mod schema;
-pub mod stats;
-pub mod store;
-pub mod subject;
-pub mod summary;
+pub mod subjects;
 pub mod text;
 pub mod tools;
 pub mod verify;
-pub mod warmup;
 
 /// An error caused by the user's input (a bad flag, a missing binary or tool): the CLI prints it on one line and
 /// exits with status 2, as opposed to a failure during a run (status 1).

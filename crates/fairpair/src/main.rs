@@ -13,10 +13,11 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use fairpair::args::{ReportArgs, RunArgs};
+use fairpair::plan::args::{ReportArgs, RunArgs};
 use fairpair::plan::{Plan, ServerSide};
+use fairpair::run::{console, execute};
 use fairpair::text::path_list;
-use fairpair::{UsageError, compare, console, execute, export, report, usage, verify};
+use fairpair::{UsageError, compare, export, report, usage, verify};
 
 #[derive(Parser)]
 #[command(
@@ -82,8 +83,8 @@ fn main() -> ExitCode {
     // An interrupted run stops the servers it started before exiting: they live in process groups of their own.
     let _ = ctrlc::set_handler(|| {
         eprintln!("\nfairpair: interrupted; stopping the servers it started");
-        fairpair::subject::stop_all();
-        fairpair::host::close_all();
+        fairpair::subjects::process::stop_all();
+        fairpair::machine::host::close_all();
         std::process::exit(130);
     });
     match execute(cli.command) {

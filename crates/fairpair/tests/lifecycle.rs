@@ -4,15 +4,15 @@ mod common;
 
 use std::time::Duration;
 
-use fairpair::host::Host;
-use fairpair::kinds::BuiltinSubject;
-use fairpair::procstat::{self, ProcStat};
-use fairpair::subject::{self, Kind, StartOptions, SubjectSpec};
+use fairpair::machine::host::Host;
+use fairpair::machine::procstat::{self, ProcStat};
+use fairpair::plan::names::BuiltinSubject;
+use fairpair::subjects::process::{self, Origin, StartOptions, SubjectSpec};
 
 fn ceiling_spec() -> SubjectSpec {
     SubjectSpec {
         name: "ceiling".into(),
-        kind: Kind::Builtin {
+        origin: Origin::Builtin {
             subject: BuiltinSubject::Ceiling,
             program: vec![common::sibling_binary("ceiling").display().to_string()],
             accepts_max_users: false,
@@ -31,16 +31,16 @@ fn opts() -> StartOptions<'static> {
         header_timeout_ms: None,
         cpus: None,
         timeout: Duration::from_secs(10),
-        host: &subject::LOCAL,
+        host: &process::LOCAL,
         keep_output: None,
     }
 }
 
 #[test]
 fn start_ready_stop_leaves_no_process() {
-    let server = subject::start(&ceiling_spec(), &opts()).unwrap();
+    let server = process::start(&ceiling_spec(), &opts()).unwrap();
     assert_ne!(server.addr.port(), 0, "the real port is read from the start-up line");
-    assert_eq!(subject::status_of(server.addr, "/users/500"), Some(200));
+    assert_eq!(process::status_of(server.addr, "/users/500"), Some(200));
     assert!(server.startup > Duration::ZERO);
     let pid = server.pid;
     assert_eq!(Host::Local.group_members(pid).unwrap().len(), 1);
@@ -55,13 +55,13 @@ fn stopping_kills_the_whole_tree() {
     let ceiling = common::sibling_binary("ceiling");
     let spec = SubjectSpec {
         name: "forking".into(),
-        kind: Kind::Custom { template: format!("sleep 300 & {} --port {{port}}", ceiling.display()) },
+        origin: Origin::Custom { template: format!("sleep 300 & {} --port {{port}}", ceiling.display()) },
         workers: None,
         get_only: false,
         ready_path: "/".into(),
         per_worker_store: false,
     };
-    let server = subject::start(&spec, &opts()).unwrap();
+    let server = process::start(&spec, &opts()).unwrap();
     let pid = server.pid;
     let tree = procstat::tree_of(&Host::Local.processes().unwrap(), pid);
     assert!(tree.len() >= 3, "sh, sleep and ceiling: {tree:?}");
@@ -79,7 +79,7 @@ fn stopping_kills_the_whole_tree() {
 fn a_server_that_exits_is_reported_with_its_stderr() {
     let mut spec = ceiling_spec();
     spec.workers = Some(0); // ceiling rejects 0 workers and exits 2.
-    let e = subject::start(&spec, &opts()).err().expect("start must fail").to_string();
+    let e = process::start(&spec, &opts()).err().expect("start must fail").to_string();
     assert!(e.contains("exited") && e.contains("--workers"), "{e}");
 }
 
@@ -87,14 +87,14 @@ fn a_server_that_exits_is_reported_with_its_stderr() {
 fn a_subject_that_never_answers_times_out() {
     let spec = SubjectSpec {
         name: "silent".into(),
-        kind: Kind::Custom { template: "sleep 30 # {port}".into() },
+        origin: Origin::Custom { template: "sleep 30 # {port}".into() },
         workers: None,
         get_only: false,
         ready_path: "/".into(),
         per_worker_store: false,
     };
     let start = std::time::Instant::now();
-    let e = subject::start(&spec, &StartOptions { timeout: Duration::from_millis(500), ..opts() })
+    let e = process::start(&spec, &StartOptions { timeout: Duration::from_millis(500), ..opts() })
         .err()
         .expect("must time out")
         .to_string();

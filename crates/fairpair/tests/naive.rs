@@ -33,7 +33,8 @@ impl Naive {
             .unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = fairpair::subject::parse_listening(&line).unwrap_or_else(|| panic!("no start-up line: {line:?}"));
+        let addr =
+            fairpair::subjects::process::parse_listening(&line).unwrap_or_else(|| panic!("no start-up line: {line:?}"));
         Naive { child, addr }
     }
 

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
-use fairpair::diagnose::{Diagnosis, diagnose};
+use fairpair::analyse::diagnose::{Diagnosis, diagnose};
 use fairpair::schema::Benchmark;
 
 fn example() -> PathBuf {

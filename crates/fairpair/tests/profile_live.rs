@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use fairpair::profile::{fold, record};
 use fairpair::schema::cpu_us_per_request;
-use fairpair::subject::{self, Kind, StartOptions, SubjectSpec};
+use fairpair::subjects::process::{self, Origin, StartOptions, SubjectSpec};
 use testkit::Need;
 
 const TEST: &str = "a_three_second_window_of_the_rust_server_folds_to_perfs_sample_count";
@@ -25,8 +25,8 @@ fn a_three_second_window_of_the_rust_server_folds_to_perfs_sample_count() {
     }
     let spec = SubjectSpec {
         name: "rust".into(),
-        kind: Kind::Builtin {
-            subject: fairpair::kinds::BuiltinSubject::Rust,
+        origin: Origin::Builtin {
+            subject: fairpair::plan::names::BuiltinSubject::Rust,
             program: vec![common::sibling_binary("users-server").display().to_string()],
             accepts_max_users: true,
             implements_contract: true,
@@ -43,13 +43,13 @@ fn a_three_second_window_of_the_rust_server_folds_to_perfs_sample_count() {
         header_timeout_ms: None,
         cpus: Some(&[0]),
         timeout: std::time::Duration::from_secs(10),
-        host: &subject::LOCAL,
+        host: &process::LOCAL,
         keep_output: Some(&log),
     };
     // Both ways of recording: the server's processes, and (where the kernel allows it, as root) its CPU, whose
     // other tasks' samples `perf script --pid` leaves out.
     for target in [record::Target::Processes, record::Target::for_servers(Some(&[0]))] {
-        let server = subject::start(&spec, &opts).unwrap();
+        let server = process::start(&spec, &opts).unwrap();
         let mut recording = record::start(&target, &[server.pid], &dir, 3).unwrap();
         let wrk = Command::new("wrk")
             .args(["-t1", "-c10", "-d2s", &server.url("/users/1")])

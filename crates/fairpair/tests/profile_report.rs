@@ -45,9 +45,9 @@ fn the_profiles_change_no_other_section_and_no_summary() {
     let others: Vec<_> = charts_with.iter().filter(|(f, _)| !f.starts_with("profiles/")).cloned().collect();
     assert_eq!(others, charts_without);
     // The summaries are computed from the closed-loop runs alone: the profiles add none.
-    let summaries = |b: &Benchmark| serde_json::to_string(&fairpair::summary::summarise(&b.runs)).unwrap();
+    let summaries = |b: &Benchmark| serde_json::to_string(&fairpair::analyse::summarise::summarise(&b.runs)).unwrap();
     assert_eq!(summaries(&with), summaries(&without));
-    let partial = fairpair::execute::partial(&with);
+    let partial = fairpair::run::execute::partial(&with);
     assert_eq!(serde_json::to_string(&partial.summaries).unwrap(), summaries(&without));
 }
 

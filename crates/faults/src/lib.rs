@@ -17,7 +17,7 @@
 //!   transfer codings. Written over a list of server kinds, so a new server is one line there.
 //!
 //! This file holds what they share: starting and stopping a server ([`Server`]); its memory is read with the
-//! harness's own `/proc` code (`fairpair::host`).
+//! harness's own `/proc` code (`fairpair::machine::host`).
 //! Slow parts that need minutes (the soak, slowhttptest with the real 10 s limits, schemathesis) are scripts in
 //! `scripts/`, not tests.
 
@@ -32,7 +32,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub use contract;
-use fairpair::builtins::{Location, Server as Builtin, ServerId};
+use fairpair::subjects::builtins::{Location, Server as Builtin, ServerId};
 pub use nix::sys::signal::Signal;
 
 /// Which server to start.
@@ -126,14 +126,14 @@ pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the repository root exists")
 }
 
-/// The Node that runs the Node server, by the harness's rule (`fairpair::node`): FAIRPAIR_NODE, else the project's
+/// The Node that runs the Node server, by the harness's rule (`fairpair::subjects::node`): FAIRPAIR_NODE, else the project's
 /// tools/node when installed, else `node` on PATH. The machine's Node is said once per test process, so that a run on
 /// it is not taken for one on the project's.
-pub fn node() -> fairpair::node::Node {
-    static NODE: OnceLock<fairpair::node::Node> = OnceLock::new();
+pub fn node() -> fairpair::subjects::node::Node {
+    static NODE: OnceLock<fairpair::subjects::node::Node> = OnceLock::new();
     NODE.get_or_init(|| {
-        let node = fairpair::node::find(&[repo_root()]);
-        if node.source == fairpair::node::NodeSource::Path {
+        let node = fairpair::subjects::node::find(&[repo_root()]);
+        if node.source == fairpair::subjects::node::NodeSource::Path {
             eprintln!("faults: the Node server runs on the machine's node: tools/node is not installed");
         }
         node
@@ -216,7 +216,7 @@ pub fn java_jar() -> Result<PathBuf, (testkit::Need, String)> {
 }
 
 /// The program a build script of `scripts/` makes for a built-in server, at the place of its entry in the harness's
-/// table (`fairpair::builtins`, under the target directory), once its `--check` passes; else the check's line.
+/// table (`fairpair::subjects::builtins`, under the target directory), once its `--check` passes; else the check's line.
 fn built_by(script: &str, server: ServerId) -> Result<PathBuf, Unbuilt> {
     let name = script;
     let script = repo_root().join(name);
@@ -303,7 +303,7 @@ impl Server {
             Kind::Rust => Command::new(rust_binary()),
             Kind::Go => Command::new(go_binary().expect("Go is installed (check with faults::kinds)")),
             Kind::Java => {
-                // As the harness starts it (`fairpair::builtins`): one JVM told it has as many CPUs as workers.
+                // As the harness starts it (`fairpair::subjects::builtins`): one JVM told it has as many CPUs as workers.
                 let jar = java_jar().expect("the jar is built (check with faults::kinds)");
                 let mut c = Command::new("java");
                 c.arg(format!("-XX:ActiveProcessorCount={workers}")).arg("-jar").arg(jar);
@@ -374,7 +374,7 @@ impl Server {
     /// Resident memory in KiB, summed over the server's process and its children (the cluster's workers), read
     /// the same way the harness reads it.
     pub fn rss_kib(&self) -> u64 {
-        fairpair::host::Host::Local
+        fairpair::machine::host::Host::Local
             .tree_memory(self.nix_pid().as_raw())
             .expect("the server's memory is read from /proc")
             .rss_kib
@@ -382,7 +382,7 @@ impl Server {
 
     /// Peak resident memory (VmHWM) in KiB, summed the same way.
     pub fn hwm_kib(&self) -> u64 {
-        fairpair::host::Host::Local
+        fairpair::machine::host::Host::Local
             .tree_memory(self.nix_pid().as_raw())
             .expect("the server's memory is read from /proc")
             .hwm_kib

@@ -28,12 +28,16 @@
 //!   just above it, at a rate the subject served in closed loop, did not hold its rate (the loader's limit reached
 //!   first, measured or not); or no step above it failed (the search reached its cap still stepping up).
 //!
-//! Nothing here runs anything: `capacity_phase.rs` runs the search through the run procedure. It lives outside this
-//! module because it uses the plan, which uses this module (the search's step count for the estimate).
+//! Beside the search, the rest of the capability: `plan.rs` (what a run's searches will be, and their share of the
+//! estimate), `phase.rs` (the search run through the run procedure, one window a step) and `report.rs` (its part of
+//! the report). The schema's records of a search are in `schema/capacity.rs`, with the rest of `benchmark.json`.
 
 use anyhow::{Result, bail};
 
 mod bracket;
+pub mod phase;
+pub mod plan;
+pub mod report;
 pub mod verdict;
 
 use bracket::whole;

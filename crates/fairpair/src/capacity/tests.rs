@@ -58,7 +58,7 @@ fn settings(resolution_percent: f64) -> SearchSettings {
 
 /// The default plan's settings: its resolution, its cap of windows, its verdict rule.
 fn default_settings() -> SearchSettings {
-    let resolution = crate::plan::capacity::DEFAULT_RESOLUTION_PERCENT;
+    let resolution = crate::capacity::plan::DEFAULT_RESOLUTION_PERCENT;
     SearchSettings { max_steps: max_steps(resolution, false), ..settings(resolution) }
 }
 
@@ -251,7 +251,7 @@ fn the_loaders_limit_reached_first_is_a_bound() {
     let rust = search_of("rust", 500.0, search(500.0, &set, |r| sim.step(r)));
     let mut record = CapacityRecord {
         settings: set.clone(),
-        tool: crate::kinds::Tool::Oha,
+        tool: crate::plan::names::Tool::Oha,
         loader_limit: Some(limit),
         searches: vec![rust],
     };
@@ -271,7 +271,7 @@ fn a_capacity_below_a_rate_the_loader_did_not_hold_is_a_bound_with_no_limit_meas
     let sim = Simulated { service_ms: 0.004, loader_limit: 107_000.0, duration_s: 1.0 };
     let mut record = CapacityRecord {
         settings: settings(25.0),
-        tool: crate::kinds::Tool::Oha,
+        tool: crate::plan::names::Tool::Oha,
         loader_limit: None,
         searches: vec![search_of("rust", 131_018.0, search(131_018.0, &settings(25.0), |r| sim.step(r)))],
     };

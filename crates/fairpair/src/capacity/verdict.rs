@@ -98,7 +98,7 @@ pub struct Tally {
 /// windows left) leaves none: then the rate is undecided, whatever its windows said. While `exploring` (the search
 /// has no bracket yet), a first window that misses ends the rate as not met with no verdict (`None`): far from the
 /// boundary that is cheap and almost always right, and the search decides such a rate in full before its bracket
-/// closes on it. A window the machine disturbed (`crate::disturbance`) is run again, once a rate, and counts in no
+/// closes on it. A window the machine disturbed (`crate::run::disturbance`) is run again, once a rate, and counts in no
 /// verdict; the rerun is a window of the search's cap like any other. Each window's result is handed to `record`,
 /// with the verdict when it settled the rate.
 pub fn judge(

@@ -88,8 +88,8 @@ pub fn parse_threshold(text: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyse::stats::Stat;
     use crate::export::Metric;
-    use crate::stats::Stat;
 
     fn row(metric: Metric, old: &[f64], new: &[f64], limit: Option<Limit>) -> Row {
         let (old, new) = (Stat::of(old).unwrap(), Stat::of(new).unwrap());

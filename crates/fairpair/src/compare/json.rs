@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 
 use super::gate;
+use crate::analyse::stats::Stat;
 use crate::compare::{self, Change};
 use crate::schema::Benchmark;
-use crate::stats::Stat;
 
 /// The comparison as pretty-printed JSON; `threshold` is the gate's (a fraction), so `gate` fields say what
 /// `--fail-on-regression` would do with it.

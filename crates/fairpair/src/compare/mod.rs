@@ -20,6 +20,7 @@ mod files;
 pub mod gate;
 pub mod json;
 
+use crate::analyse::stats::{self, Stat, Verdict};
 use crate::export::{self, Figure, Limit};
 use crate::report::{
     self,
@@ -27,7 +28,6 @@ use crate::report::{
     Block, Document, Table,
 };
 use crate::schema::{Benchmark, LoadRun, Settings, Summary};
-use crate::stats::{self, Stat, Verdict};
 use crate::text::{count, number};
 
 pub use crate::export::Metric;
@@ -515,7 +515,7 @@ mod tests {
             b.memory_summaries.clear();
             b.capacity = Some(CapacityRecord {
                 settings,
-                tool: crate::kinds::Tool::Oha,
+                tool: crate::plan::names::Tool::Oha,
                 loader_limit: None,
                 searches: vec![search("rust", rust, false), search("node", node, node_bound)],
             });

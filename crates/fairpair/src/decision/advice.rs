@@ -3,7 +3,7 @@
 //! function over [`Facts`]; [`facts`] reads them from the decision rows, [`sentence`] words the answer.
 
 use super::{Inputs, Row, Span, difference_share_percent};
-use crate::kinds::BuiltinSubject;
+use crate::plan::names::BuiltinSubject;
 use crate::schema::Benchmark;
 use crate::text::thousands;
 

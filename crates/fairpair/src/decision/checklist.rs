@@ -2,7 +2,7 @@
 //! writes included, give Node `cluster` first, measure memory apart from latency, rerun every surprising figure on
 //! a quiet machine. Each answer says whether this run did it, and what its figures say.
 
-use crate::kinds::BuiltinSubject;
+use crate::plan::names::BuiltinSubject;
 use crate::schema::Benchmark;
 use crate::text::count;
 

@@ -2,9 +2,9 @@
 //! capacity search), CPU per request and CPU-hours, memory across the replicas, and the p50 the latency share uses.
 
 use super::{Inputs, PerCore, Span, cores, cpu_hours_per_month, monthly_cost};
+use crate::analyse::stats::median_of_sorted;
 use crate::report::baseline;
 use crate::schema::{Benchmark, CapacityRecord, Search};
-use crate::stats::median_of_sorted;
 
 /// Where the server's own time (the p50) was taken from.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -116,7 +116,7 @@ fn sized(b: &Benchmark, subject: &str, scenario: &str, used: u32, gib: Option<f6
     let lowest =
         b.summaries.iter().filter(|s| s.subject == subject && s.scenario == scenario).min_by_key(|s| s.connections);
     let cpu_us = lowest.and_then(|s| s.server_cpu_us_per_request.as_ref()).map(|c| c.median);
-    let cores = match crate::warmup::warming_in_windows(b, subject) {
+    let cores = match crate::analyse::warmup::warming_in_windows(b, subject) {
         Some(why) => Err(format!("not sized: {why}")),
         None => cores_of(b.capacity.as_ref(), search, used, inputs.traffic()),
     };

@@ -74,7 +74,7 @@ mod tests {
     /// The capacity fixture, its steps taken as begun on an idle machine so that its capacities are sized.
     fn sized() -> Benchmark {
         let text = include_str!("../../tests/fixtures/capacity/benchmark.json");
-        let mut b = crate::schema::read(text, crate::summary::summarise).unwrap();
+        let mut b = crate::schema::read(text, crate::analyse::summarise::summarise).unwrap();
         let searches = b.capacity.iter_mut().flat_map(|c| c.searches.iter_mut().chain(c.loader_limit.as_mut()));
         searches.flat_map(|s| s.steps.iter_mut()).for_each(|st| st.result.machine_idle = true);
         b

@@ -12,9 +12,9 @@ mod decision;
 
 use std::path::Path;
 
+use crate::analyse::stats::Stat;
 use crate::capacity::{BoundBy, Bracket};
 use crate::schema::{Benchmark, FlagKind, Summary, VerificationStatus};
-use crate::stats::Stat;
 
 /// The formats of `--export`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -355,7 +355,7 @@ mod tests {
                 margin: None,
                 confirm_ends: false,
             },
-            tool: crate::kinds::Tool::Oha,
+            tool: crate::plan::names::Tool::Oha,
             loader_limit: None,
             searches: vec![search("rust", 30_000.0, false), search("mine", 8_000.0, true)],
         });

@@ -3,7 +3,7 @@
 //! runs) can so be checked in a second rather than discovered minutes into a run.
 
 use super::Plan;
-use crate::kinds::Tool;
+use crate::plan::names::Tool;
 
 impl Plan {
     /// Prints on stderr what `run --dry-run` shows: the plan's announcement, the load tools, every cell and every

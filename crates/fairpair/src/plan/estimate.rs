@@ -2,7 +2,7 @@
 //! used as the progress display's weights.
 
 use super::{Plan, Scenario};
-use crate::procstat;
+use crate::machine::procstat;
 use crate::text::minutes;
 
 /// Seconds the harness spends around each run (start, readiness, idle check, stop), for the estimate: 0.5 s measured
@@ -291,7 +291,7 @@ impl Estimate {
 mod tests {
     use super::super::tests::plan;
     use super::*;
-    use crate::kinds::Tool;
+    use crate::plan::names::Tool;
 
     #[test]
     fn a_phase_without_its_tool_is_not_estimated() {

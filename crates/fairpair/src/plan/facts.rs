@@ -12,10 +12,10 @@ use anyhow::Result;
 
 use super::scenarios::parse_scenario;
 use super::subjects::{CustomKind, Programs, custom_kind};
-use crate::args::RunArgs;
-use crate::builtins::{Location, SERVERS};
-use crate::host::{Connection, Host, SshHost};
-use crate::kinds::Tool;
+use crate::machine::host::{Connection, Host, SshHost};
+use crate::plan::args::RunArgs;
+use crate::plan::names::Tool;
+use crate::subjects::builtins::{Location, SERVERS};
 use crate::usage;
 
 /// What the machines are, as far as the plan needs to know.
@@ -85,8 +85,11 @@ fn local_programs(args: &RunArgs) -> Programs {
     let java = args.java.clone().unwrap_or_else(|| "java".into());
     Programs {
         paths: SERVERS.iter().map(|s| (s.id, (s.given)(args).cloned().unwrap_or_else(|| place(s.location)))).collect(),
-        node: crate::node::given_or_found(args.node.as_deref(), &crate::node::roots_of_this_executable()),
-        java_found: crate::command::installed(&java),
+        node: crate::subjects::node::given_or_found(
+            args.node.as_deref(),
+            &crate::subjects::node::roots_of_this_executable(),
+        ),
+        java_found: crate::machine::command::installed(&java),
         java,
         missing: Vec::new(),
         host: None,
@@ -162,15 +165,15 @@ impl ServerSide {
 
     /// The Node on the server host, by the same rule as on this machine: `--node`, else FAIRPAIR_NODE (a path
     /// there), else the checkout's tools/node when it is installed there, else `node` on its PATH.
-    fn node(&self, args: &RunArgs, dir: &Path) -> Result<crate::node::Node> {
-        use crate::node::{Node, NodeSource, PROJECT_NODE};
+    fn node(&self, args: &RunArgs, dir: &Path) -> Result<crate::subjects::node::Node> {
+        use crate::subjects::node::{Node, NodeSource, PROJECT_NODE};
         if let Some(program) = &args.node {
             return Ok(Node { program: program.clone(), source: NodeSource::Flag });
         }
         let project = dir.join(PROJECT_NODE).display().to_string();
         let installed = self.host.missing_files(std::slice::from_ref(&project))?.is_empty();
         let roots = [dir.to_path_buf()];
-        Ok(crate::node::choose(std::env::var(crate::node::ENV_VAR).ok(), &roots, |_| installed))
+        Ok(crate::subjects::node::choose(std::env::var(crate::subjects::node::ENV_VAR).ok(), &roots, |_| installed))
     }
 }
 

@@ -5,6 +5,9 @@
 //! alone. Later stages only execute it. The plan reads nothing itself: what it needs to know of the machines is
 //! gathered first (`facts.rs`), so that [`Plan::new`] is a function of the arguments and the facts.
 //!
+//! - `args.rs` — the command line of `fairpair run`, as clap reads it.
+//! - `names.rs` — the enums of the names a run is made of: tools, built-in subjects and scenarios, presets, methods.
+//! - `presets.rs` — the published studies' methods and figures.
 //! - `facts.rs` — the CPUs, the tools installed, the servers' programs, body files: gathered before the plan.
 //! - `subjects.rs` and `scenarios.rs` — what is measured, and the cells they make.
 //! - `pinning.rs` — which CPUs the servers and the load generator get.
@@ -12,11 +15,13 @@
 //! - `estimate.rs` — how many runs, how long, and what the plan announces.
 //! - `dry_run.rs` — what `run --dry-run` prints: the announcement, the tools and every cell, with nothing run.
 
-pub mod capacity;
+pub mod args;
 mod dry_run;
 mod estimate;
 mod facts;
+pub mod names;
 mod pinning;
+pub mod presets;
 mod profiled;
 mod scenarios;
 mod settings;
@@ -32,12 +37,12 @@ pub use profiled::ProfiledRun;
 pub use scenarios::{Cell, POST_BODY, Scenario, ScenarioText, parse_scenario};
 pub use subjects::Programs;
 
-use crate::args::RunArgs;
-use crate::host::Host;
-use crate::kinds::{BuiltinScenario, Tool};
-use crate::presets::StudyMethod;
+use crate::machine::host::Host;
+use crate::plan::args::RunArgs;
+use crate::plan::names::{BuiltinScenario, Tool};
+use crate::plan::presets::StudyMethod;
 use crate::schema::{MAX_MAX_USERS, MIN_MAX_USERS, Settings};
-use crate::subject::{Kind, StartOptions, SubjectSpec};
+use crate::subjects::process::{Origin, StartOptions, SubjectSpec};
 use crate::usage;
 use settings::{FULL, QUICK, check_values, settings};
 
@@ -66,9 +71,9 @@ pub struct Plan {
     /// Planned things left out, and why.
     pub skipped: Vec<String>,
     /// The capacity search at a latency objective (`capacity/`), when it runs.
-    pub capacity: Option<capacity::CapacityPlan>,
+    pub capacity: Option<crate::capacity::plan::CapacityPlan>,
     /// The Node that runs the node subjects where they run, and where it came from: its version is recorded.
-    pub node: crate::node::Node,
+    pub node: crate::subjects::node::Node,
     /// `--profile`: the profile phase runs after the memory phase (`crate::profile`).
     pub profile: bool,
 }
@@ -113,7 +118,7 @@ impl Plan {
         let mut cells = scenarios::cells(&scenarios, &subjects, &connections, &mut skipped);
         let oha = facts.installed.contains(&Tool::Oha);
         let least = connections.iter().copied().min().unwrap_or(50);
-        let capacity = capacity::plan(args, &scenarios, least, oha, &mut skipped)?;
+        let capacity = crate::capacity::plan::plan(args, &scenarios, least, oha, &mut skipped)?;
         if args.capacity_only {
             cells.clear();
         }
@@ -181,9 +186,9 @@ impl Plan {
     /// implement all of it) and `api` for a user's service (a real service implements the API, not our transport
     /// hardening, and the load only exercises the API).
     pub fn level_for(&self, spec: &SubjectSpec) -> contract::Level {
-        self.level.unwrap_or(match spec.kind {
-            Kind::Builtin { .. } => contract::Level::Full,
-            Kind::Custom { .. } | Kind::External { .. } => contract::Level::Api,
+        self.level.unwrap_or(match spec.origin {
+            Origin::Builtin { .. } => contract::Level::Full,
+            Origin::Custom { .. } | Origin::External { .. } => contract::Level::Api,
         })
     }
 
@@ -192,8 +197,8 @@ impl Plan {
     /// whole contract and are asked all of it.
     pub fn scope_for(&self, spec: &SubjectSpec) -> crate::schema::CaseScope {
         let only_get = self.scenarios.iter().all(Scenario::is_get);
-        match spec.kind {
-            Kind::Custom { .. } | Kind::External { .. } if only_get => crate::schema::CaseScope::Reads,
+        match spec.origin {
+            Origin::Custom { .. } | Origin::External { .. } if only_get => crate::schema::CaseScope::Reads,
             _ => crate::schema::CaseScope::Every,
         }
     }
@@ -300,7 +305,7 @@ pub(crate) mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::kinds::Preset;
+    use crate::plan::names::Preset;
 
     #[derive(clap::Parser)]
     struct Wrapper {
@@ -309,8 +314,8 @@ pub(crate) mod tests {
     }
 
     /// The made-up path of a built-in server's program.
-    pub(crate) fn program_of(id: crate::builtins::ServerId) -> std::path::PathBuf {
-        use crate::builtins::ServerId;
+    pub(crate) fn program_of(id: crate::subjects::builtins::ServerId) -> std::path::PathBuf {
+        use crate::subjects::builtins::ServerId;
         let name = match id {
             ServerId::Rust => "users-server",
             ServerId::Node => "server.js",
@@ -328,7 +333,7 @@ pub(crate) mod tests {
             server: None,
             installed: Tool::ALL.to_vec(),
             programs: Programs {
-                paths: crate::builtins::SERVERS.iter().map(|s| (s.id, program_of(s.id))).collect(),
+                paths: crate::subjects::builtins::SERVERS.iter().map(|s| (s.id, program_of(s.id))).collect(),
                 java: "java".into(),
                 java_found: true,
                 ..Programs::default()
@@ -474,7 +479,7 @@ pub(crate) mod tests {
         let e = Plan::new(&args(&["--preset", "bombardier"]), &f).unwrap_err().to_string();
         assert!(e.starts_with("java not found: java (install a JDK 17") && !e.contains('\n'), "{e}");
         let mut f = facts(&[0, 1]);
-        f.programs.missing = vec![program_of(crate::builtins::ServerId::Java)];
+        f.programs.missing = vec![program_of(crate::subjects::builtins::ServerId::Java)];
         let e = Plan::new(&args(&["--preset", "bombardier"]), &f).unwrap_err().to_string();
         assert!(e.contains("not found at users-server-java.jar (") && !e.contains('\n'), "{e}");
         // Without java on the command line, the study's other half still runs.
@@ -512,7 +517,7 @@ pub(crate) mod tests {
     #[test]
     fn on_two_hosts_the_server_hosts_facts_decide() {
         let mut f = facts(&[0, 1]);
-        let host = Host::Ssh(crate::host::SshHost::new("bench@server", "/srv/fairpair", None));
+        let host = Host::Ssh(crate::machine::host::SshHost::new("bench@server", "/srv/fairpair", None));
         f.server = Some(ServerSide { host, cpus: vec![0, 1, 2, 3] });
         let p = Plan::new(&args(&[]), &f).unwrap();
         assert_eq!((p.settings.server_cpus.len(), p.settings.loader_cpus.len(), p.settings.pinned), (4, 2, true));

@@ -2,8 +2,8 @@
 
 use anyhow::Result;
 
-use crate::args::RunArgs;
-use crate::procstat;
+use crate::machine::procstat;
+use crate::plan::args::RunArgs;
 use crate::usage;
 
 /// Where the servers and the load generator run.

@@ -3,7 +3,7 @@
 //! so that each profile sits beside a measured median of the same load.
 
 use super::{Plan, Scenario};
-use crate::subject::SubjectSpec;
+use crate::subjects::process::SubjectSpec;
 
 /// One profiled run of the plan.
 pub struct ProfiledRun<'a> {

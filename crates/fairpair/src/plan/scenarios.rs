@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 
 use super::check_name;
-use crate::kinds::{BuiltinScenario, Method};
+use crate::plan::names::{BuiltinScenario, Method};
 use crate::schema::ExpectedStatus;
-use crate::subject::SubjectSpec;
+use crate::subjects::process::SubjectSpec;
 use crate::usage;
 
 /// The body of the `post` scenario: one new user per request.

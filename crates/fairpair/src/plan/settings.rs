@@ -4,8 +4,8 @@
 use anyhow::Result;
 
 use super::pinning::Pinning;
-use crate::args::RunArgs;
-use crate::kinds::Tool;
+use crate::plan::args::RunArgs;
+use crate::plan::names::Tool;
 use crate::schema::Settings;
 use crate::usage;
 

@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::check_name;
-use crate::args::RunArgs;
-use crate::builtins::{JAVA_HINT, Launch, Server, ServerId};
-use crate::kinds::BuiltinSubject;
-use crate::subject::{Kind, SubjectSpec};
+use crate::plan::args::RunArgs;
+use crate::plan::names::BuiltinSubject;
+use crate::subjects::builtins::{JAVA_HINT, Launch, Server, ServerId};
+use crate::subjects::process::{Origin, SubjectSpec};
 use crate::usage;
 
 /// The programs of the built-in subjects, where they will run, and those of them that are missing there.
@@ -19,8 +19,8 @@ use crate::usage;
 pub struct Programs {
     /// Each built-in server's program (its binary, script or jar), by its entry in `builtins.rs`.
     pub paths: BTreeMap<ServerId, PathBuf>,
-    /// The Node that runs the node subjects, and where it came from (`crate::node`'s rule).
-    pub node: crate::node::Node,
+    /// The Node that runs the node subjects, and where it came from (`crate::subjects::node`'s rule).
+    pub node: crate::subjects::node::Node,
     /// The `java` that runs the Java server's jar (`--java`, else `java` on PATH).
     pub java: String,
     /// Whether that `java` was found where it will run; a server host's is not looked for (its start fails with
@@ -142,7 +142,7 @@ pub(super) fn builtin_subject(kind: BuiltinSubject, programs: &Programs, server_
     let implements_contract = server.implements_contract;
     Ok(SubjectSpec {
         name: kind.name().to_string(),
-        kind: Kind::Builtin { subject: kind, program, accepts_max_users: implements_contract, implements_contract },
+        origin: Origin::Builtin { subject: kind, program, accepts_max_users: implements_contract, implements_contract },
         workers: Some(workers),
         get_only: !implements_contract,
         ready_path: "/health".into(),
@@ -156,8 +156,8 @@ pub(super) fn start_timeout_s(subjects: &[SubjectSpec]) -> u64 {
     let usual = Server::get(ServerId::Rust).start_timeout_s;
     subjects
         .iter()
-        .filter_map(|s| match &s.kind {
-            Kind::Builtin { subject, .. } => Some(subject.server().start_timeout_s),
+        .filter_map(|s| match &s.origin {
+            Origin::Builtin { subject, .. } => Some(subject.server().start_timeout_s),
             _ => None,
         })
         .fold(usual, u64::max)
@@ -166,7 +166,7 @@ pub(super) fn start_timeout_s(subjects: &[SubjectSpec]) -> u64 {
 /// Whether a built-in subject whose runtime warms up slowly (the JVM) is planned: the warm-up probe's default is on
 /// then, and off otherwise (a user's own subject may be a JVM too; `--warmup-probe N` probes it).
 pub(super) fn any_warms_up_slowly(subjects: &[SubjectSpec]) -> bool {
-    subjects.iter().any(|s| matches!(&s.kind, Kind::Builtin { subject, .. } if subject.server().warms_up_slowly))
+    subjects.iter().any(|s| matches!(&s.origin, Origin::Builtin { subject, .. } if subject.server().warms_up_slowly))
 }
 
 /// `--subject NAME='COMMAND with {port}'`, or `--subject NAME=http://HOST:PORT` for a service already running (its
@@ -177,20 +177,20 @@ fn custom_subject(
     addresses: &BTreeMap<String, Result<SocketAddr, String>>,
 ) -> Result<SubjectSpec> {
     let (name, kind) = custom_kind(text)?;
-    let kind = match kind {
-        CustomKind::Command(template) => Kind::Custom { template },
+    let origin = match kind {
+        CustomKind::Command(template) => Origin::Custom { template },
         CustomKind::Url(url) => {
             let addr = match addresses.get(&url) {
                 Some(Ok(addr)) => *addr,
                 Some(Err(e)) => return Err(usage(e.clone())),
                 None => return Err(usage(format!("--subject {name}: the address of {url} was not looked up"))),
             };
-            Kind::External { url: url.trim_end_matches('/').to_string(), addr }
+            Origin::External { url: url.trim_end_matches('/').to_string(), addr }
         }
     };
     Ok(SubjectSpec {
         name,
-        kind,
+        origin,
         workers: None,
         get_only: false,
         ready_path: ready_path.to_string(),
@@ -297,7 +297,7 @@ mod tests {
             plan(&["--subjects", "rust", "--subject", "svc=http://127.0.0.1:8000/", "--memory-repeats", "2"]).unwrap();
         let svc = p.subjects.iter().find(|s| s.name == "svc").unwrap();
         assert!(
-            matches!(&svc.kind, Kind::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
+            matches!(&svc.origin, Origin::External { url, addr } if url == "http://127.0.0.1:8000" && addr.port() == 8000)
         );
         assert!(!svc.started_by_harness() && !svc.accepts_max_users() && svc.implements_contract());
         assert_eq!(p.level_for(svc), contract::Level::Api);
@@ -339,8 +339,8 @@ mod tests {
         let p =
             plan_on(&[0, 1, 2, 3], &["--subjects", "java,java-multi", "--server-cpus", "0-1", "--loader-cpus", "2-3"])
                 .unwrap();
-        let program = |name: &str| match &p.subjects.iter().find(|s| s.name == name).unwrap().kind {
-            Kind::Builtin { program, .. } => program.join(" "),
+        let program = |name: &str| match &p.subjects.iter().find(|s| s.name == name).unwrap().origin {
+            Origin::Builtin { program, .. } => program.join(" "),
             other => panic!("{other:?}"),
         };
         assert_eq!(program("java"), "java -XX:ActiveProcessorCount=1 -jar users-server-java.jar");

@@ -11,9 +11,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::builtins::ServerId;
 use crate::profile::parts::Language;
-use crate::subject::{Kind, SubjectSpec};
+use crate::subjects::builtins::ServerId;
+use crate::subjects::process::{Origin, SubjectSpec};
 
 /// What a subject's runtime logs of its pauses, and where the profiled run finds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,7 +63,7 @@ fn loop_delay_module(script: &Path) -> Option<PathBuf> {
 
 /// The subject as profiled, with its logs in `dir` (the run's temporary folder).
 pub fn profiled(spec: &SubjectSpec, dir: &Path) -> Profiled {
-    let Kind::Builtin { subject, program, .. } = &spec.kind else {
+    let Origin::Builtin { subject, program, .. } = &spec.origin else {
         let differences = Vec::new();
         return Profiled { spec: spec.clone(), language: None, runtime: Runtime::Native, differences };
     };
@@ -120,8 +120,8 @@ pub fn profiled(spec: &SubjectSpec, dir: &Path) -> Profiled {
             (Language::Java, Runtime::Jvm)
         }
     };
-    let kind = match &spec.kind {
-        Kind::Builtin { subject, accepts_max_users, implements_contract, .. } => Kind::Builtin {
+    let origin = match &spec.origin {
+        Origin::Builtin { subject, accepts_max_users, implements_contract, .. } => Origin::Builtin {
             subject: *subject,
             program,
             accepts_max_users: *accepts_max_users,
@@ -129,18 +129,18 @@ pub fn profiled(spec: &SubjectSpec, dir: &Path) -> Profiled {
         },
         other => other.clone(),
     };
-    Profiled { spec: SubjectSpec { kind, ..spec.clone() }, language: Some(language), runtime, differences }
+    Profiled { spec: SubjectSpec { origin, ..spec.clone() }, language: Some(language), runtime, differences }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kinds::BuiltinSubject;
+    use crate::plan::names::BuiltinSubject;
 
     fn builtin(subject: BuiltinSubject, program: &[&str]) -> SubjectSpec {
         SubjectSpec {
             name: subject.to_string(),
-            kind: Kind::Builtin {
+            origin: Origin::Builtin {
                 subject,
                 program: program.iter().map(|s| s.to_string()).collect(),
                 accepts_max_users: true,
@@ -154,8 +154,8 @@ mod tests {
     }
 
     fn program(p: &Profiled) -> String {
-        match &p.spec.kind {
-            Kind::Builtin { program, .. } => program.join(" "),
+        match &p.spec.origin {
+            Origin::Builtin { program, .. } => program.join(" "),
             _ => unreachable!(),
         }
     }

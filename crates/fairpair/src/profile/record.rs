@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::command::shell_words;
-use crate::host::Host;
+use crate::machine::command::shell_words;
+use crate::machine::host::Host;
 
 /// Samples per second of CPU: 999, not 1000, so that the sampling does not run in step with a timer of the
 /// program's (the usual choice of `perf` users for the same reason).
@@ -17,7 +17,7 @@ pub const FREQUENCY_HZ: u32 = 999;
 /// Why `perf` cannot profile on this machine, or `None` when it can: it is on `PATH`, the kernel lets this user
 /// sample other processes (`/proc/sys/kernel/perf_event_paranoid`), and a 0.1 s recording works.
 pub fn unavailable() -> Option<String> {
-    if !crate::command::installed("perf") {
+    if !crate::machine::command::installed("perf") {
         return Some("perf is not installed (Debian: apt-get install linux-perf)".into());
     }
     if let (Some(level), false) = (paranoid(), is_root())
@@ -40,7 +40,7 @@ pub fn unavailable() -> Option<String> {
     let _ = std::fs::remove_dir_all(&dir);
     match out {
         Ok(o) if o.status.success() => None,
-        Ok(o) => Some(format!("a 0.1 s `perf record` failed: {}", crate::command::last_line(&o.stderr))),
+        Ok(o) => Some(format!("a 0.1 s `perf record` failed: {}", crate::machine::command::last_line(&o.stderr))),
         Err(e) => Some(format!("`perf record` could not be run: {e}")),
     }
 }

@@ -8,14 +8,14 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use crate::measure::{self, Runner};
 use crate::plan::ProfiledRun;
 use crate::profile::how::{self, Profiled, Runtime};
 use crate::profile::parts::{self, Rules};
 use crate::profile::pauses::{self, Window};
 use crate::profile::{fold, record};
+use crate::run::measure::{self, Runner};
 use crate::schema::{LoadRun, PartSamples, ProfileRun, Summary};
-use crate::subject::{self, Running, StartOptions};
+use crate::subjects::process::{self, Running, StartOptions};
 use crate::tools;
 
 /// The folder of the folded stacks, inside the results folder.
@@ -149,7 +149,7 @@ fn record_window(runner: &Runner, run: &ProfiledRun, profiled: &Profiled, dir: &
     measure::wait_for_idle(s.idle_wait_max_s, s.idle_threshold_percent);
     let max_users = runner.max_users_for(run.subject, run.scenario);
     let opts = StartOptions { keep_output: Some(log), ..plan.start_options(max_users) };
-    let server = subject::start(&profiled.spec, &opts)?;
+    let server = process::start(&profiled.spec, &opts)?;
     // The logs time their lines from the process's start, which was `startup` before it answered.
     let spawned = Instant::now() - server.startup;
     let base = format!("http://{}", server.addr);
@@ -187,9 +187,9 @@ fn record_window(runner: &Runner, run: &ProfiledRun, profiled: &Profiled, dir: &
 
 /// Asks the JVM to write its JIT's symbols to `/tmp/perf-PID.map` (JDK 17 and later), with the `jcmd` beside
 /// its `java`, else the one on `PATH`. Without it the JIT frames stay addresses, which the resolved share shows.
-fn java_perfmap(server: &Running, spec: &crate::subject::SubjectSpec) {
-    let java = match &spec.kind {
-        crate::subject::Kind::Builtin { program, .. } => program.first().cloned().unwrap_or_default(),
+fn java_perfmap(server: &Running, spec: &crate::subjects::process::SubjectSpec) {
+    let java = match &spec.origin {
+        crate::subjects::process::Origin::Builtin { program, .. } => program.first().cloned().unwrap_or_default(),
         _ => return,
     };
     let beside = Path::new(&java).with_file_name("jcmd");

@@ -1,13 +1,13 @@
-//! Which figures each chart of the report draws (`crate::charts` draws them as SVG): throughput per cell, latency
+//! Which figures each chart of the report draws (`crate::report::svg` draws them as SVG): throughput per cell, latency
 //! percentiles per cell, the percentile spectrum, memory.
 
-use crate::charts::{self, Bar, Grouped};
+use crate::analyse::stats::Stat;
+use crate::report::svg::{self, Bar, Grouped};
 use crate::schema::{Benchmark, MemorySummary, Summary};
-use crate::stats::Stat;
 
 pub(crate) fn throughput_chart(b: &Benchmark, cells: &[(String, u32)], subjects: &[&str]) -> String {
     let present: Vec<&str> = subjects.iter().copied().filter(|n| b.summaries.iter().any(|s| s.subject == *n)).collect();
-    charts::grouped_bars(&Grouped {
+    svg::grouped_bars(&Grouped {
         title: "Throughput (requests/s)",
         y_label: "requests/s",
         groups: cells.iter().map(|(s, c)| format!("{s} c={c}")).collect(),
@@ -34,7 +34,7 @@ pub(crate) fn throughput_chart(b: &Benchmark, cells: &[(String, u32)], subjects:
 pub(crate) fn latency_chart(b: &Benchmark, scenario: &str, conns: u32, subjects: &[&str]) -> String {
     let present: Vec<&Summary> = subjects.iter().filter_map(|n| b.summary(n, scenario, conns)).collect();
     let title = format!("Latency, {scenario} at {conns} connections (ms)");
-    charts::grouped_bars(&Grouped {
+    svg::grouped_bars(&Grouped {
         title: &title,
         y_label: "ms",
         groups: vec!["p50".into(), "p90".into(), "p99".into(), "p99.9".into()],
@@ -52,18 +52,18 @@ pub(crate) fn spectrum_chart(b: &Benchmark, scenario: &str, conns: u32, subjects
     let title = format!("Latency by percentile, {scenario} at {conns} connections (ms)");
     let lines = present
         .iter()
-        .map(|s| charts::Line {
+        .map(|s| svg::Line {
             name: s.subject.clone(),
             points: latency_points(s).into_iter().map(|(q, stat)| (q, stat.map(|st| st.median))).collect(),
         })
         .collect();
-    charts::spectrum(&charts::Spectrum { title: &title, y_label: "ms", lines })
+    svg::spectrum(&svg::Spectrum { title: &title, y_label: "ms", lines })
 }
 
 /// A cell's latency in reading order: p50, p90, p99, p99.9 (`None` where the load tool gives none: ab, bombardier)
 /// and max. The latency table, the bar chart (all but the max) and the spectrum all read it from here.
-pub(crate) fn latency_points(s: &Summary) -> [(charts::Quantile, Option<&Stat>); 5] {
-    use charts::Quantile::{Max, Percent};
+pub(crate) fn latency_points(s: &Summary) -> [(svg::Quantile, Option<&Stat>); 5] {
+    use svg::Quantile::{Max, Percent};
     [
         (Percent(50.0), Some(&s.p50_ms)),
         (Percent(90.0), Some(&s.p90_ms)),
@@ -74,7 +74,7 @@ pub(crate) fn latency_points(s: &Summary) -> [(charts::Quantile, Option<&Stat>);
 }
 
 pub(crate) fn memory_chart(m: &[MemorySummary]) -> String {
-    charts::grouped_bars(&Grouped {
+    svg::grouped_bars(&Grouped {
         title: "Memory, RSS summed over processes (MiB)",
         y_label: "MiB",
         groups: m.iter().map(|s| s.subject.clone()).collect(),

@@ -2,8 +2,8 @@
 //! (scenario × connections) its tables walk through. Numbers shared with the console and the comparison are in
 //! `crate::text`.
 
+use crate::analyse::stats::Stat;
 use crate::schema::Summary;
-use crate::stats::Stat;
 
 /// Distinct (scenario, connections) pairs in first-seen order.
 pub(crate) fn cells(summaries: &[Summary]) -> Vec<(String, u32)> {
@@ -32,5 +32,5 @@ pub(crate) fn not_reported() -> String {
 }
 
 pub(crate) fn cpu_list(c: &[usize]) -> String {
-    crate::procstat::format_cpu_list(c)
+    crate::machine::procstat::format_cpu_list(c)
 }

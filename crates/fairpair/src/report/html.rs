@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::document::{Align, Block, Document, Table};
-use crate::charts::esc;
+use crate::report::svg::esc;
 
 pub struct Html;
 

@@ -4,12 +4,12 @@
 //!
 //! - this file: reading a results file, and [`document`], which calls the sections in reading order;
 //! - `report/sections/`: the sections, grouped by what they tell (`summary.rs`: the answer first, each subject's
-//!   headline figures against the baseline in words; `setup.rs`: how it was measured; `figures.rs`: the
-//!   tables of figures; `capacity.rs`: the capacity at the latency objective; `warmup.rs`, `shape.rs`: the warm-up
-//!   and the latency's shape; `decision.rs`: the figures against your own numbers; `verdicts.rs`: ratios and verdicts; `published.rs`: a study's own figures; `notes.rs`: left
-//!   out, diagnoses, flags, skipped);
+//!   headline figures against the baseline in words; `setup.rs`: how it was measured; `figures.rs`: the tables of
+//!   figures; `warmup.rs`, `shape.rs`: the warm-up and the latency's shape; `decision.rs`: the figures against your
+//!   own numbers; `verdicts.rs`: ratios and verdicts; `published.rs`: a study's own figures; `notes.rs`: left out,
+//!   diagnoses, flags, skipped); the capacity at the latency objective is `capacity/report.rs`, beside the search;
 //! - `report/ratios.rs`: the baseline, ratios and how far each can be trusted ([`Bound`]);
-//! - `report/charts.rs`: which figures each chart draws (`crate::charts` draws the SVG);
+//! - `report/charts.rs`: which figures each chart draws; `report/svg.rs` draws the SVG;
 //! - `report/format.rs`: how a figure is written;
 //! - `report/document.rs`: the document the sections build (headings, paragraphs, notes, lists, tables, charts,
 //!   collapsed code);
@@ -26,12 +26,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 mod charts;
-mod document;
+pub(crate) mod document;
 mod format;
 mod html;
 mod markdown;
-mod ratios;
+pub(crate) mod ratios;
 mod sections;
+pub(crate) mod svg;
 
 pub use document::{Align, Block, Chart, Column, Document, Table};
 pub use ratios::{Bound, baseline, measured, ratio_text};
@@ -44,12 +45,12 @@ use sections::{figures, notes, setup, summary, verdicts};
 
 /// Reads a `benchmark.json` of this schema version or of version 1 (upgraded: see [`schema::upgrade_from_v1`]),
 /// refusing any other, with the loader's capacity taken as today's rule takes it
-/// ([`crate::summary::reapply_capacity`]). Any problem with the file is the user's input: a one-line error, exit 2.
+/// ([`crate::analyse::summarise::reapply_capacity`]). Any problem with the file is the user's input: a one-line error, exit 2.
 pub fn load(path: &Path) -> Result<Benchmark> {
     let text = std::fs::read_to_string(path).map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
     let path_dir = path.parent().unwrap_or(Path::new("."));
     let path = path.display();
-    let mut bench = schema::read(&text, crate::summary::summarise).map_err(|e| {
+    let mut bench = schema::read(&text, crate::analyse::summarise::summarise).map_err(|e| {
         usage(match e {
             ReadError::NotJson(e) => format!("{path} is not JSON: {e}"),
             ReadError::NoVersion => format!("{path}: no schema_version, not a fairpair benchmark file"),
@@ -59,7 +60,7 @@ pub fn load(path: &Path) -> Result<Benchmark> {
             ReadError::Shape(e) => format!("{path}: not a fairpair benchmark file: {e}"),
         })
     })?;
-    crate::summary::reapply_capacity(&mut bench);
+    crate::analyse::summarise::reapply_capacity(&mut bench);
     read_stacks(&mut bench, path_dir);
     Ok(bench)
 }
@@ -239,7 +240,7 @@ pub fn document_with(b: &Benchmark, inputs: &Inputs) -> Document {
         figures::cpu(&mut doc, b, &cells, &subjects);
     }
     figures::open_loop(&mut doc, b);
-    sections::capacity::capacity(&mut doc, b);
+    crate::capacity::report::capacity(&mut doc, b);
     if figures::memory(&mut doc, b) {
         doc.chart("memory.svg".into(), "memory".into(), charts::memory_chart(&b.memory_summaries), true);
     }
@@ -261,7 +262,7 @@ mod tests {
     /// The golden run (ceiling, alpha, beta on `get` at 8 connections), read as a version 1 file.
     fn golden() -> Benchmark {
         let text = include_str!("../../tests/fixtures/golden/benchmark.json");
-        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::summary::summarise)
+        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::analyse::summarise::summarise)
     }
 
     /// The golden run as if preflight had measured a loader capacity of `capacity` requests/s, the loader saturated
@@ -287,7 +288,7 @@ mod tests {
             loader_limited_share_percent: 70.0,
             ..Default::default()
         });
-        crate::summary::apply_capacity(&mut b.summaries, &b.runs, b.preflight.as_ref());
+        crate::analyse::summarise::apply_capacity(&mut b.summaries, &b.runs, b.preflight.as_ref());
         b
     }
 
@@ -314,7 +315,7 @@ mod tests {
 
     #[test]
     fn the_jvm_and_what_it_chose_are_shown_when_recorded() {
-        use crate::java::{Ergonomics, Jvm};
+        use crate::subjects::java::{Ergonomics, Jvm};
         let mut b = golden();
         assert!(!render(&b).0.contains("| java |"), "no Java ran, no row");
         let one = Ergonomics {
@@ -334,7 +335,7 @@ mod tests {
 
     #[test]
     fn the_summary_names_the_machines_node_and_runtimes_past_their_end_of_life() {
-        use crate::node::NodeSource;
+        use crate::subjects::node::NodeSource;
         let mut b = golden();
         // The golden run has no node subject: its node is not judged.
         let (md, _) = render(&b);
@@ -416,7 +417,7 @@ mod tests {
         let run = b.runs.iter_mut().find(|r| r.subject == "alpha").unwrap();
         run.non_2xx = 500;
         run.requests_per_sec = 1e9; // Whatever it measured must not reach a table.
-        let b = upgrade_from_v1(b, crate::summary::summarise);
+        let b = upgrade_from_v1(b, crate::analyse::summarise::summarise);
         let alpha = b.summaries.iter().find(|s| s.subject == "alpha").unwrap();
         assert_eq!((alpha.requests_per_sec.n, alpha.left_out_runs), (2, 1));
         assert!(alpha.requests_per_sec.max < 1e6);

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::Latency;
-use crate::kinds::Tool;
+use crate::plan::names::Tool;
 
 /// A latency percentile an objective may bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,7 +46,7 @@ pub struct StepResult {
     pub command: String,
     /// Whether the machine was idle when the step began.
     pub machine_idle: bool,
-    /// What disturbed the window, as far as the kernel's counters tell (`crate::disturbance`; `None` where they
+    /// What disturbed the window, as far as the kernel's counters tell (`crate::run::disturbance`; `None` where they
     /// could not be read, as on a server host, and in files written before they were).
     #[serde(default)]
     pub disturbance: Option<Disturbance>,

@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::kinds::{Preset, Tool};
-use crate::stats::Stat;
+use crate::analyse::stats::Stat;
+use crate::plan::names::{Preset, Tool};
 
 mod capacity;
 mod preflight;
@@ -65,7 +65,7 @@ pub struct Benchmark {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<CapacityRecord>,
     /// The warm-up probe: each subject's per-second throughput over one long run on a fresh process, apart from
-    /// every measured figure (`crate::warmup`). Empty when it did not run, and in older files.
+    /// every measured figure (`crate::analyse::warmup`). Empty when it did not run, and in older files.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warmup_probes: Vec<WarmupProbe>,
     /// The profiled runs (`--profile`), apart from every measured figure: absent when it was not asked for, and in
@@ -125,13 +125,13 @@ pub struct Environment {
     pub rustc: String,
     /// `--version` of the Node the node subjects run on (`node_program`), or "not found".
     pub node: String,
-    /// That Node's program as run (`crate::node`'s rule); absent in files written before it was recorded.
+    /// That Node's program as run (`crate::subjects::node`'s rule); absent in files written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_program: Option<String>,
     /// Where that Node came from: `flag` (--node), `env` (FAIRPAIR_NODE), `project` (tools/node) or `path` (the
     /// machine's, the project's not being installed); absent in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub node_source: Option<crate::node::NodeSource>,
+    pub node_source: Option<crate::subjects::node::NodeSource>,
     /// The Go that built the Go server (`go version` of its binary, `go1.19.8`), when a Go subject ran; absent
     /// otherwise, and in files written before this field existed. Optional, so no version bump.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,7 +139,7 @@ pub struct Environment {
     /// The JVM that ran the Java server, and the collector and heap it chose for each CPU count it was given, when a
     /// Java subject ran; absent otherwise, and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub java: Option<crate::java::Jvm>,
+    pub java: Option<crate::subjects::java::Jvm>,
     /// Load tool name → its version line (or "not installed").
     pub tools: BTreeMap<String, String>,
     pub git_commit: String,
@@ -238,7 +238,7 @@ pub struct SubjectRecord {
     pub verification: Verification,
 }
 
-/// How the harness gets a subject to load: which of `subject::Kind`'s cases it is, as written in `benchmark.json`.
+/// How the harness gets a subject to load: which of `subject::Origin`'s cases it is, as written in `benchmark.json`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SubjectKind {

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::NetworkBytes;
-use crate::kinds::Tool;
+use crate::plan::names::Tool;
 
 /// Latency percentiles of one run, in milliseconds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -112,7 +112,7 @@ pub struct Memory {
 }
 
 /// One subject's warm-up probe: a fresh process loaded by back-to-back one-second runs of the closed-loop tool, and
-/// what its per-second throughput says (`crate::warmup`). No throughput, latency or CPU figure counts it.
+/// what its per-second throughput says (`crate::analyse::warmup`). No throughput, latency or CPU figure counts it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WarmupProbe {
     pub subject: String,

@@ -1,9 +1,9 @@
-//! What is computed from the runs (`summary.rs` computes it): the median and spread of each cell, the memory
+//! What is computed from the runs (`analyse/summarise.rs` computes it): the median and spread of each cell, the memory
 //! figures, and the flags raised on the way.
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::Stat;
+use crate::analyse::stats::Stat;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Summary {

@@ -100,7 +100,7 @@ impl LoadTool for Ab {
 
     fn version(&self) -> String {
         // `ab -V` prints "This is ApacheBench, Version 2.3 <$Revision: … $>".
-        crate::command::first_line_of(&["ab", "-V"])
+        crate::machine::command::first_line_of(&["ab", "-V"])
             .and_then(|l| l.split("Version ").nth(1).map(|v| format!("ab {}", v.split(' ').next().unwrap_or(v))))
             .unwrap_or_else(|| "not installed".into())
     }

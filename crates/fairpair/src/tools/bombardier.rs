@@ -27,7 +27,7 @@ use anyhow::Result;
 use serde::Deserialize;
 
 use super::{LoadResult, LoadSpec, LoadTool, OpenLoopSupport, Tool, from_json, request_args, words};
-use crate::command::{first_line_of, output_within};
+use crate::machine::command::{first_line_of, output_within};
 use crate::schema::Latency;
 
 /// The Go module bombardier is built from, as `go version -m` names it.

@@ -16,9 +16,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::command::pinned;
-pub use crate::command::{installed, shell_words};
-pub use crate::kinds::{Method, Tool};
+use crate::machine::command::pinned;
+pub use crate::machine::command::{installed, shell_words};
+pub use crate::plan::names::{Method, Tool};
 use crate::schema::Latency;
 use crate::usage;
 
@@ -73,7 +73,7 @@ pub trait LoadTool {
     /// Whether it can hold a fixed rate, and whether its latencies are then corrected for coordinated omission.
     fn open_loop(&self) -> Option<OpenLoopSupport>;
     fn version(&self) -> String {
-        crate::command::first_line_of(&[self.program(), "--version"]).unwrap_or_else(|| "not installed".into())
+        crate::machine::command::first_line_of(&[self.program(), "--version"]).unwrap_or_else(|| "not installed".into())
     }
 }
 
@@ -85,7 +85,7 @@ pub struct OpenLoopSupport {
 }
 
 impl Tool {
-    /// The tool's adapter: the one place a new tool is added to the harness, beside its variant in `kinds.rs`.
+    /// The tool's adapter: the one place a new tool is added to the harness, beside its variant in `plan/names.rs`.
     pub fn adapter(self) -> Box<dyn LoadTool> {
         match self {
             Tool::Wrk => Box::new(wrk::Wrk),
@@ -140,14 +140,14 @@ pub fn invoke(tool: &dyn LoadTool, spec: &LoadSpec, cpus: Option<&[usize]>) -> R
     invoke_sampled(tool, spec, cpus, None).map(|(i, _)| i)
 }
 
-/// [`invoke`], and when `sample` gives the subject's processes, what [`crate::disturbance::Sampler`] read while the
+/// [`invoke`], and when `sample` gives the subject's processes, what [`crate::run::disturbance::Sampler`] read while the
 /// tool ran: its own run-queue delay (its counters are gone once it has exited) and the other processes' CPU time.
 pub fn invoke_sampled(
     tool: &dyn LoadTool,
     spec: &LoadSpec,
     cpus: Option<&[usize]>,
     sample: Option<&[i32]>,
-) -> Result<(Invocation, Option<crate::disturbance::Sampled>)> {
+) -> Result<(Invocation, Option<crate::run::disturbance::Sampled>)> {
     let argv = tool.argv(spec);
     let full = pinned(argv, cpus);
     let command = shell_words(&full);
@@ -160,9 +160,9 @@ pub fn invoke_sampled(
         .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot run {}", full[0]))?;
-    let sampler = sample.map(|ours| crate::disturbance::Sampler::start(child.id() as i32, ours));
+    let sampler = sample.map(|ours| crate::run::disturbance::Sampler::start(child.id() as i32, ours));
     let out = child.wait_with_output().with_context(|| format!("cannot run {}", full[0]));
-    let delay = sampler.map(crate::disturbance::Sampler::finish);
+    let delay = sampler.map(crate::run::disturbance::Sampler::finish);
     let out = out?;
     let wall_s = start.elapsed().as_secs_f64();
     let cpu_us = children_cpu_us() - before;

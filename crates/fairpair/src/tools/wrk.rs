@@ -77,7 +77,7 @@ impl LoadTool for Wrk {
 
     fn version(&self) -> String {
         // `wrk -v` prints "wrk 4.1.0 [epoll] Copyright …" and exits 1.
-        crate::command::first_line_of(&["wrk", "-v"])
+        crate::machine::command::first_line_of(&["wrk", "-v"])
             .map(|l| l.split(" Copyright").next().unwrap_or(&l).to_string())
             .unwrap_or_else(|| "not installed".into())
     }

@@ -113,7 +113,7 @@ pub(crate) fn cpu(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)], su
          generator's median CPU use as a share of the CPUs it had (≥ {:.0} % = loader-bound, a second sign of a loader limit beside the capacity share); the \
          most CPU time the hypervisor stole during a run (`/proc/stat`); the accept backlog the server's listening \
          socket got (`ss`, capped by `net.core.somaxconn`).",
-        crate::summary::LOADER_BOUND_PERCENT
+        crate::analyse::summarise::LOADER_BOUND_PERCENT
     ));
     let mut t = Table::new(&[
         ("scenario", Left),
@@ -241,8 +241,8 @@ const JVM_MEMORY: &str = "For a Java subject, compare RSS (PSS is the same figur
 
 /// Whether `name` (as the report shows it, marked if unverified) is a built-in Java subject.
 fn is_java(b: &Benchmark, name: &str) -> bool {
-    use crate::builtins::ServerId;
-    use crate::kinds::BuiltinSubject;
+    use crate::plan::names::BuiltinSubject;
+    use crate::subjects::builtins::ServerId;
     let builtin = b.subjects.iter().any(|s| s.name == name && s.kind == SubjectKind::Builtin);
     let named = |k: &BuiltinSubject| name == k.name() || name == crate::report::unverified_label(k.name());
     builtin && BuiltinSubject::ALL.iter().any(|k| k.server().id == ServerId::Java && named(k))
@@ -255,7 +255,7 @@ mod tests {
     /// The golden run (ceiling, alpha, beta), read as a version 1 file.
     fn golden() -> Benchmark {
         let text = include_str!("../../../tests/fixtures/golden/benchmark.json");
-        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::summary::summarise)
+        upgrade_from_v1(serde_json::from_str(text).unwrap(), crate::analyse::summarise::summarise)
     }
 
     #[test]
@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn a_default_runs_missing_open_loop_section_says_the_capacity_search_ran_instead() {
         let text = include_str!("../../../tests/fixtures/capacity/benchmark.json");
-        let b = crate::schema::read(text, crate::summary::summarise).unwrap();
+        let b = crate::schema::read(text, crate::analyse::summarise::summarise).unwrap();
         assert!(b.open_loop.is_empty() && !b.skipped.iter().any(|s| s.contains("open-loop")));
         let (md, _) = crate::report::render(&b);
         assert!(md.contains("Not run: by default the capacity search"), "{md}");

@@ -1,7 +1,6 @@
 //! The report's sections, grouped by what they tell the reader; `report::document` calls them in reading order.
 //! A new section is a function in the file of its kind (or a new file here) and one call in `report::document`.
 
-pub mod capacity;
 pub mod decision;
 pub mod figures;
 pub mod notes;

@@ -38,7 +38,7 @@ pub(crate) fn left_out(doc: &mut Document, b: &Benchmark) {
 
 /// Known signatures in the figures (see `diagnose.rs`), each a hypothesis with how to check it; nothing when none.
 pub(crate) fn diagnoses(doc: &mut Document, b: &Benchmark) {
-    let found = crate::diagnose::diagnose(b);
+    let found = crate::analyse::diagnose::diagnose(b);
     if found.is_empty() {
         return;
     }

@@ -1,16 +1,16 @@
 //! For a run of a study's preset: the figures that study published, beside this run's.
 
+use crate::analyse::stats::Stat;
 use crate::report::document::{Align, Block, Document, Table};
 use crate::schema::Benchmark;
-use crate::stats::Stat;
 use crate::text::{number, thousands};
 
 /// For a run of a study's preset (`--preset`), the figures that study published, beside ours for the same subject,
 /// scenario and connection count. Theirs come from another machine and often another method: the section says so,
 /// and gives no ratio between the two columns.
 pub(crate) fn published(doc: &mut Document, b: &Benchmark) {
-    use crate::kinds::BuiltinSubject;
-    use crate::presets::Metric;
+    use crate::plan::names::BuiltinSubject;
+    use crate::plan::presets::Metric;
     use crate::schema::SubjectKind;
     use Align::{Left, Right};
     let Some(preset) = b.settings.preset_used() else { return };
@@ -79,7 +79,7 @@ pub(crate) fn published(doc: &mut Document, b: &Benchmark) {
 }
 
 /// The subjects this run had beyond the study's own (from `--subjects` or `--subject`), as the report names them.
-fn extra_subjects(b: &Benchmark, preset: crate::presets::Preset) -> Vec<String> {
+fn extra_subjects(b: &Benchmark, preset: crate::plan::presets::Preset) -> Vec<String> {
     let study: Vec<&str> = preset.method().map_or(&[][..], |m| m.subjects).iter().map(|s| s.name()).collect();
     // The report's copy marks an unverified subject's name; it is still the study's subject.
     let own = |name: &str| study.iter().any(|s| name == *s || name == crate::report::unverified_label(s));

@@ -1,10 +1,10 @@
 //! The sections that say how the figures were measured, after the summary: the environment (and a two-host run's server host and network path), the method, preflight, the subjects and the exact
 //! commands.
 
+use crate::analyse::summarise::cell_capacity;
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::format::cpu_list;
 use crate::schema::{Benchmark, CapacityBasis, CaseScope, SubjectKind, VerificationStatus};
-use crate::summary::cell_capacity;
 use crate::text::{count, portable_command, thousands};
 
 pub(crate) fn environment(doc: &mut Document, b: &Benchmark) {
@@ -38,7 +38,7 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
         row("java", format!("{} (`{}`)", jvm.version, portable_command(&jvm.program)));
         // What the JVM chose by itself, for each CPU count it was told: the figures depend on it.
         for choice in &jvm.ergonomics {
-            row(&format!("JVM on {}", count(u64::from(choice.cpus), "CPU")), crate::java::describe(choice));
+            row(&format!("JVM on {}", count(u64::from(choice.cpus), "CPU")), crate::subjects::java::describe(choice));
         }
     }
     for (tool, version) in &e.tools {
@@ -55,7 +55,7 @@ pub(crate) fn environment_table(doc: &mut Document, e: &crate::schema::Environme
 }
 
 /// The Node's version, with its program and where it came from when the file records them (since the harness chose
-/// it by `crate::node`'s rule).
+/// it by `crate::subjects::node`'s rule).
 fn node_row(e: &crate::schema::Environment) -> String {
     match (&e.node_program, e.node_source) {
         (Some(program), Some(source)) => {
@@ -188,7 +188,7 @@ pub(crate) fn method(doc: &mut Document, b: &Benchmark) {
     match b.preflight.as_ref().and_then(|p| p.store.as_ref()) {
         Some(store) => items.push(format!(
             "POST runs: every server started with {} (see *Preflight*).",
-            crate::summary::store_sentence(store)
+            crate::analyse::summarise::store_sentence(store)
         )),
         None if b.schema_version == 1 => items.push(format!(
             "POST runs: every server started with `--max-users {}`, sized from a fixed guess of the POST rate \
@@ -215,7 +215,7 @@ pub(crate) fn preflight_section(doc: &mut Document, b: &Benchmark) {
             "Not recorded (a schema {} file): the loader's capacity was not measured, so no figure is marked \
              loader-limited; the loader-bound flag (≥ {:.0} % loader CPU) is the only sign of a loader limit.",
             b.schema_version,
-            crate::summary::LOADER_BOUND_PERCENT
+            crate::analyse::summarise::LOADER_BOUND_PERCENT
         ));
         return;
     };
@@ -249,7 +249,7 @@ pub(crate) fn preflight_section(doc: &mut Document, b: &Benchmark) {
         )]);
     }
     if let Some(store) = &p.store {
-        doc.paragraph(format!("Store: {}.", crate::summary::store_sentence(store)));
+        doc.paragraph(format!("Store: {}.", crate::analyse::summarise::store_sentence(store)));
     }
     doc.paragraph(format!("Preflight took {:.0} s, verification included.", p.duration_s));
 }

@@ -4,11 +4,11 @@
 
 use std::fmt;
 
-use crate::kinds::BuiltinSubject;
-use crate::presets::{Figure, Finding, Preset};
+use crate::analyse::stats::Stat;
+use crate::plan::names::BuiltinSubject;
+use crate::plan::presets::{Figure, Finding, Preset};
 use crate::report::document::{Align, Block, Document, Table};
 use crate::schema::Benchmark;
-use crate::stats::Stat;
 use crate::text::thousands;
 
 /// Whether a study's finding held in this run.
@@ -90,7 +90,7 @@ pub(crate) fn shape(doc: &mut Document, b: &Benchmark, preset: Preset) {
     doc.push(Block::Table(t));
     // The study measured its servers after millions of requests; a subject still warming up in the measured runs is
     // compared on figures the study's method did not have, which the reader must know before quoting a verdict.
-    let warming = crate::warmup::not_covered(b);
+    let warming = crate::analyse::warmup::not_covered(b);
     if !warming.is_empty() {
         doc.push(Block::Note(format!(
             "The measured runs of {} include part of its warm-up (see *Warm-up*), where the study's 5 million \

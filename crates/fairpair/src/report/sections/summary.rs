@@ -5,10 +5,10 @@
 //!
 //! The ratios run one way everywhere in the report: a subject's figure over the baseline's.
 
+use crate::analyse::stats::{self, Stat};
 use crate::report::document::{Align, Document, Table};
 use crate::report::ratios::{Bound, baseline, loader_limit, ratio, ratio_text};
 use crate::schema::{Benchmark, CapacityRecord, FlagKind, SubjectKind, Summary};
-use crate::stats::{self, Stat};
 use crate::text::{count, thousands};
 
 /// A figure the summary leads with: one column of its table.
@@ -309,7 +309,8 @@ fn capacity_answer(b: &Benchmark, other: &str, base: &str, scenario: &str, conns
     }
     let find = |name: &str| c.searches.iter().find(|s| s.subject == name && s.scenario == scenario);
     let (Some(sa), Some(sb)) = (find(other), find(base)) else { return none(Trust::NotMeasured) };
-    if let Some(s) = [sa, sb].into_iter().find(|s| crate::warmup::warming_in_windows(b, &s.subject).is_some()) {
+    if let Some(s) = [sa, sb].into_iter().find(|s| crate::analyse::warmup::warming_in_windows(b, &s.subject).is_some())
+    {
         return none(Trust::Warming(s.subject.clone()));
     }
     let (x, y) = match (sa.capacity(), sb.capacity()) {
@@ -441,7 +442,7 @@ fn notes(b: &Benchmark) -> Vec<String> {
     out.extend(held_by_loader(b));
     // A warm-up the measured runs did not cover is a caveat on every figure of that subject, so it comes before the
     // machine's and the noise's.
-    let warming = crate::warmup::not_covered(b);
+    let warming = crate::analyse::warmup::not_covered(b);
     if !warming.is_empty() {
         out.push(format!(
             "The {} s warm-up did not cover the warm-up of {} (see *Warm-up*): {} measured figures include part of \
@@ -478,8 +479,8 @@ fn notes(b: &Benchmark) -> Vec<String> {
 /// What a reader should know of the runtimes the subjects ran on: that the node subjects ran on the machine's Node
 /// because the project's was not installed, and any runtime past its end of life on the run's date.
 fn runtimes(b: &Benchmark) -> Vec<String> {
-    use crate::node::NodeSource;
-    use crate::runtimes::{Runtime, end_of_life_note};
+    use crate::subjects::node::NodeSource;
+    use crate::subjects::runtimes::{Runtime, end_of_life_note};
     // The host the subjects ran on records the runtimes they used.
     let e = b.two_hosts.as_ref().map_or(&b.environment, |t| &t.server_environment);
     let date = &b.environment.date;

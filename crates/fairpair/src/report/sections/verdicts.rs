@@ -1,10 +1,10 @@
 //! Ratios and verdicts: each subject against the baseline, cell by cell and for memory, with whether the difference
 //! exceeds the measured noise; and each subject's share of the fixed-response ceiling.
 
+use crate::analyse::stats::{self, Stat, Verdict};
 use crate::report::document::Document;
 use crate::report::ratios::{Bound, baseline, loader_limit, percent_text, ratio, ratio_text};
 use crate::schema::{Benchmark, Summary};
-use crate::stats::{self, Stat, Verdict};
 use crate::text::{count, number, thousands};
 
 pub(crate) fn ratios(doc: &mut Document, b: &Benchmark, cells: &[(String, u32)]) {
@@ -84,7 +84,7 @@ pub(crate) fn bounded(sa: &Summary, sb: &Summary, va: &Stat, vb: &Stat, bound: B
             None if s.loader_bound_runs > 0 => Some(format!(
                 "{}'s load generator at ≥ {:.0} % CPU in {}",
                 s.subject,
-                crate::summary::LOADER_BOUND_PERCENT,
+                crate::analyse::summarise::LOADER_BOUND_PERCENT,
                 count(u64::from(s.loader_bound_runs), "run")
             )),
             None => None,

@@ -2,10 +2,10 @@
 //! throughput in the warm-up probe, and whether the measured runs' warm-up covers that time; the per-second series
 //! folded below. Left out when the probe did not run.
 
+use crate::analyse::warmup::{RISING_SHARE, STEADY_TOLERANCE, warmup_needed};
 use crate::report::document::{Align, Block, Document, Table};
 use crate::schema::{Benchmark, WarmupProbe};
 use crate::text::thousands;
-use crate::warmup::{RISING_SHARE, STEADY_TOLERANCE, warmup_needed};
 
 pub(crate) fn warmup(doc: &mut Document, b: &Benchmark) {
     let probes = &b.warmup_probes;
@@ -69,9 +69,9 @@ fn table(probes: &[WarmupProbe], warmup_s: u64) -> Table {
             None => format!("{warmup_s} s"),
         };
         let covered = match p.coverage(p.applied_warmup(warmup_s)) {
-            crate::warmup::Coverage::Covered => "yes",
-            crate::warmup::Coverage::Short => "**no**",
-            crate::warmup::Coverage::Unknown => "cannot tell",
+            crate::analyse::warmup::Coverage::Covered => "yes",
+            crate::analyse::warmup::Coverage::Short => "**no**",
+            crate::analyse::warmup::Coverage::Unknown => "cannot tell",
         };
         t.row(vec![
             p.subject.clone(),
@@ -103,7 +103,7 @@ fn series(probes: &[WarmupProbe]) -> Block {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::warmup::{idle_series, probe_record};
+    use crate::analyse::warmup::{idle_series, probe_record};
 
     fn bench(probes: Vec<WarmupProbe>) -> Benchmark {
         let mut b: Benchmark =
@@ -138,7 +138,7 @@ mod tests {
         assert!(md.contains("| 12 | 10,000 | 60,000 |"), "the series, second by second: {md}");
         // A probe that lengthened java's warm-up: covered, said so, and no `--warmup` advice.
         let mut lengthened = probes_of_java_and_rust();
-        lengthened[0].warmup_s = crate::warmup::extended_warmup(&lengthened[0], 5);
+        lengthened[0].warmup_s = crate::analyse::warmup::extended_warmup(&lengthened[0], 5);
         assert_eq!(lengthened[0].warmup_s, Some(10));
         let md = crate::report::markdown(&{
             let mut doc = Document::default();

@@ -14,11 +14,11 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::analyse::summarise::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
+use crate::analyse::warmup::Coverage;
 use crate::plan::{Estimate, PerRun, Plan};
 use crate::schema::{CapacityBasis, Preflight, TwoHosts, Verification, VerificationStatus, WarmupProbe};
-use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
 use crate::text::{minutes, thousands};
-use crate::warmup::Coverage;
 
 /// The bar counts tenths of a second, so that short phases still move it.
 const TICKS_PER_S: f64 = 10.0;
@@ -277,7 +277,7 @@ pub fn two_hosts_line(p: &TwoHosts) -> String {
         p.rtt_ms.as_ref().map_or("not measured".to_string(), |r| format!("{:.3} ms (median of {})", r.median, r.n));
     format!(
         "fairpair: two hosts: load from {} ({}), subjects on {} ({}, {}, {} CPUs), round trip {rtt}",
-        crate::env::read_hostname(),
+        crate::machine::env::read_hostname(),
         p.loader_address,
         p.server_host,
         p.server_address,
@@ -379,7 +379,7 @@ mod tests {
     #[test]
     fn the_warm_up_probe_line_says_the_time_to_steady_and_whether_the_warm_up_covers_it() {
         let series = [vec![1000.0, 4000.0, 8000.0], vec![10_000.0; 9]].concat();
-        let p = crate::warmup::probe_record("java", "get", 50, crate::warmup::idle_series(series));
+        let p = crate::analyse::warmup::probe_record("java", "get", 50, crate::analyse::warmup::idle_series(series));
         assert_eq!(
             warmup_probe_line(&p, 5),
             "warm-up probe of java: steady after 3 s at 10,000 requests/s (first second 1,000); the 5 s warm-up \

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::kinds::{Preset, Tool};
+use crate::plan::names::{Preset, Tool};
 
 #[derive(Args, Clone, Debug)]
 pub struct RunArgs {

@@ -305,7 +305,7 @@ fn figures(b: &Benchmark, s: &Summary) -> CellFigures {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Stat;
+    use crate::analyse::stats::Stat;
 
     /// One cell of a fixture: `(subject, scenario, connections, req/s, p50 ms, server CPU µs per request,
     /// loader CPU %, errors)`.
@@ -313,7 +313,7 @@ mod tests {
 
     /// The golden run's machine and subjects (server on one CPU) with the summaries replaced by `cells`.
     fn bench(cells: &[Cell]) -> Benchmark {
-        let text = include_str!("../tests/fixtures/golden/benchmark.json");
+        let text = include_str!("../../tests/fixtures/golden/benchmark.json");
         let mut b: Benchmark = serde_json::from_str(text).unwrap();
         assert_eq!(b.settings.server_cpus, [0], "the fixtures below assume one server CPU");
         let one = |v: f64| Stat::of(&[v]).unwrap();

@@ -4,8 +4,8 @@
 //!
 //! A new flag goes here: a [`FlagKind`] in `schema/summaries.rs`, its threshold as a constant below, and its rule in [`flags`].
 
+use crate::analyse::stats::Stat;
 use crate::schema::*;
-use crate::stats::Stat;
 use crate::text::{count, thousands};
 
 /// A subject whose throughput exceeds this share of the loader's measured capacity is loader-limited. Measured on
@@ -353,7 +353,7 @@ mod tests {
             scenario: "post".into(),
             connections: 50,
             repeat: 1,
-            tool: crate::kinds::Tool::Wrk,
+            tool: crate::plan::names::Tool::Wrk,
             command: String::new(),
             server_command: String::new(),
             max_users: Some(100_000),
@@ -513,6 +513,6 @@ mod tests {
     }
 
     fn empty_bench() -> Benchmark {
-        serde_json::from_str(include_str!("../tests/fixtures/golden/benchmark.json")).unwrap()
+        serde_json::from_str(include_str!("../../tests/fixtures/golden/benchmark.json")).unwrap()
     }
 }

@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use crate::args::RunArgs;
-use crate::kinds::BuiltinSubject;
+use crate::plan::args::RunArgs;
+use crate::plan::names::BuiltinSubject;
 use contract::releases::Stack;
 
 /// Which built-in server: the key of an entry of [`SERVERS`], and of the programs the facts found for them.
@@ -39,7 +39,7 @@ pub enum Location {
 pub enum Launch {
     /// A native binary, run as it is.
     Binary,
-    /// A script run by the Node the harness chose (`crate::node`).
+    /// A script run by the Node the harness chose (`crate::subjects::node`).
     Node,
     /// A jar run by `java -jar` (`--java`). The JVM is told how many CPUs it has (`-XX:ActiveProcessorCount=N`, N
     /// being the worker count), because under `taskset` it would still count every CPU of the machine and size its

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::procstat::format_cpu_list;
+use crate::machine::procstat::format_cpu_list;
 
 /// Whether `program` is on `PATH` (an executable file of that name in one of its directories).
 pub fn installed(program: &str) -> bool {

@@ -11,7 +11,7 @@ use anyhow::Result;
 use contract::{CaseResult, Level, Mismatch, Requires, Verdict};
 
 use crate::schema::{CaseScope, Verification, VerificationStatus};
-use crate::subject::{Running, SubjectSpec};
+use crate::subjects::process::{Running, SubjectSpec};
 use crate::usage;
 
 /// Runs every embedded case up to `level` against `addr`, a server started with `settings`; cases needing other
@@ -215,7 +215,7 @@ pub fn verify_url(url: &str, level: Level, verbose: bool, on_silence: OnSilence)
 /// the table no longer describes. The ceiling implements no contract, and a custom subject's stack is unknown.
 fn release_note(spec: &SubjectSpec) -> Option<String> {
     use contract::releases::{Stack, go_release, hyper_release, line, llhttp_release, tomcat_release};
-    let crate::subject::Kind::Builtin { subject, program: argv, .. } = &spec.kind else { return None };
+    let crate::subjects::process::Origin::Builtin { subject, program: argv, .. } = &spec.origin else { return None };
     let program = std::path::Path::new(argv.first()?);
     let stack = subject.server().stack?;
     // Node's llhttp is read from the node that runs the script, Go's release from the binary: both the program.
@@ -348,12 +348,12 @@ fn tolerate_roundtrips(results: &mut [CaseResult]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kinds::BuiltinSubject;
+    use crate::plan::names::BuiltinSubject;
 
     fn builtin(subject: BuiltinSubject, program: &str) -> SubjectSpec {
         SubjectSpec {
             name: subject.name().to_string(),
-            kind: crate::subject::Kind::Builtin {
+            origin: crate::subjects::process::Origin::Builtin {
                 subject,
                 program: vec![program.to_string()],
                 accepts_max_users: true,
@@ -378,7 +378,7 @@ mod tests {
         let jar = std::env::temp_dir().join(format!("fairpair-verify-{}.jar", std::process::id()));
         std::fs::write(&jar, b"PK\x03\x04 BOOT-INF/lib/tomcat-embed-core-11.0.22.jar PK").unwrap();
         let mut java = builtin(BuiltinSubject::Java, "java");
-        if let crate::subject::Kind::Builtin { program, .. } = &mut java.kind {
+        if let crate::subjects::process::Origin::Builtin { program, .. } = &mut java.origin {
             program.extend(["-jar".to_string(), jar.display().to_string()]);
         }
         let tomcat = release_note(&java).unwrap();

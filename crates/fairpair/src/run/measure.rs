@@ -5,7 +5,7 @@
 //!
 //! Two seams are kept in one place each: [`Runner::run`] is the only place a subject is started for a measurement,
 //! and [`Window`] plus the memory readings in it are the only places a run reads `/proc`. Both go through the
-//! subject's [`crate::host::Host`], so on two hosts (`--server-host`) the server is started and its `/proc` read on the
+//! subject's [`crate::machine::host::Host`], so on two hosts (`--server-host`) the server is started and its `/proc` read on the
 //! server host, while the machine's counters (and the loader interface's bytes) are read here.
 
 use std::collections::BTreeMap;
@@ -14,14 +14,14 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::disturbance::{self, Disturbance};
-use crate::host::{self, Host};
+use crate::analyse::summarise::LOADER_BOUND_PERCENT;
+use crate::machine::host::{self, Host};
+use crate::machine::procstat::{self, MachineTicks};
 use crate::plan::{Plan, Scenario};
-use crate::procstat::{self, MachineTicks};
+use crate::run::disturbance::{self, Disturbance};
+use crate::run::store_size::{self, Calibration};
 use crate::schema::{LoadRun, Memory, MemoryRun, NetworkBytes, OpenLoopRun};
-use crate::store::{self, Calibration};
-use crate::subject::{self, Running, StartOptions, SubjectSpec};
-use crate::summary::LOADER_BOUND_PERCENT;
+use crate::subjects::process::{self, Running, StartOptions, SubjectSpec};
 use crate::tools::{self, Invocation, LoadSpec, LoadTool};
 
 /// One run, as its caller wants it: what to start, how to load it, what to sample. A capacity search calls
@@ -60,7 +60,7 @@ pub struct RunRecord {
     pub sampled: Sampled,
     /// The subject's memory (idle, after the load), when asked for and readable.
     pub memory: Option<(Memory, Memory)>,
-    /// At a fixed rate, with the server on this machine: what disturbed the measured part (`crate::disturbance`).
+    /// At a fixed rate, with the server on this machine: what disturbed the measured part (`crate::run::disturbance`).
     pub disturbance: Option<Disturbance>,
     /// When the measured load began, in seconds since the Unix epoch.
     pub load_started_unix_s: f64,
@@ -79,7 +79,7 @@ pub struct Runner<'a> {
     post_max_users: u64,
     /// On two hosts, the loader's interface to the server host: each run records its byte counters.
     interface: Option<String>,
-    /// The warm-up of the subjects whose warm-up probe lengthened it (`crate::warmup::extended_warmup`), by name.
+    /// The warm-up of the subjects whose warm-up probe lengthened it (`crate::analyse::warmup::extended_warmup`), by name.
     warmups: BTreeMap<String, u64>,
 }
 
@@ -298,7 +298,7 @@ impl<'a> Runner<'a> {
     /// Starts a fresh subject as the plan says (pinned, on its host), with a store of `max_users` and a head time
     /// limit when given: the only place the harness starts a subject, for a run or for its verification.
     pub fn start(&self, spec: &SubjectSpec, max_users: Option<u64>, header_timeout_ms: Option<u64>) -> Result<Running> {
-        subject::start(spec, &StartOptions { header_timeout_ms, ..self.plan.start_options(max_users) })
+        process::start(spec, &StartOptions { header_timeout_ms, ..self.plan.start_options(max_users) })
     }
 
     /// The run procedure: waits (bounded) for an idle machine, starts a fresh subject, warms it up, loads it with
@@ -442,7 +442,7 @@ impl<'a> Runner<'a> {
                 let what = unexpected_sentence(&run, scenario);
                 let window = self.plan.settings.warmup_s + self.plan.settings.duration_s;
                 let sizing = self.calibration.store.as_ref();
-                let larger = max_users.and_then(|m| store::larger_store(m, run.requests_per_sec, window, sizing));
+                let larger = max_users.and_then(|m| store_size::larger_store(m, run.requests_per_sec, window, sizing));
                 match larger.filter(|_| store_reruns == 0) {
                     Some(m) => {
                         (store_reruns, self.post_max_users, max_users) = (1, m, Some(m));

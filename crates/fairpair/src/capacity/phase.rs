@@ -1,5 +1,5 @@
 //! The capacity phase: the search of `capacity/` run for real, each step a run of the harness's one run
-//! procedure ([`crate::measure::Runner::run`]: a fresh server, a warm-up, the measured load) with oha at a fixed rate
+//! procedure ([`crate::run::measure::Runner::run`]: a fresh server, a warm-up, the measured load) with oha at a fixed rate
 //! (`-q RATE --latency-correction -w --worker-threads N`).
 //!
 //! What it decides beyond the search itself:
@@ -14,14 +14,14 @@
 
 use anyhow::Result;
 
+use crate::capacity::plan::CapacityPlan;
 use crate::capacity::{Outcome, Search, StepResult, search};
-use crate::kinds::Tool;
-use crate::measure::{RunSpec, Runner};
 use crate::plan::Scenario;
-use crate::plan::capacity::CapacityPlan;
+use crate::plan::names::Tool;
+use crate::run::measure::{RunSpec, Runner};
+use crate::run::store_size::STORE_MARGIN;
 use crate::schema::{MAX_MAX_USERS, MIN_MAX_USERS, Summary};
-use crate::store::STORE_MARGIN;
-use crate::subject::SubjectSpec;
+use crate::subjects::process::SubjectSpec;
 use crate::tools::{self, LoadTool};
 
 /// The store of a step's server: what `rate` for the warm-up and the step adds, with the preflight margin; `None`
@@ -75,7 +75,7 @@ impl Searcher<'_, '_> {
     fn step(&self, tool: &dyn LoadTool, spec: &SubjectSpec, scenario: &Scenario, rate: f64) -> Result<StepResult> {
         let s = &self.cap.settings;
         // A subject whose warm-up probe lengthened its warm-up (a JIT) warms up as long before each window.
-        let warmup_s = crate::warmup::capacity_warmup(self.runner.lengthened_warmup(&spec.name), s.warmup_s);
+        let warmup_s = crate::analyse::warmup::capacity_warmup(self.runner.lengthened_warmup(&spec.name), s.warmup_s);
         let rec = self.runner.run(&RunSpec {
             tool,
             max_users: step_store(spec, scenario, rate, warmup_s + s.step_s),

@@ -12,9 +12,9 @@
 //! rather than its compiler. Lengthening every subject's warm-up would add the same seconds to the 80-odd fresh
 //! processes of a default run (half an hour more) and change nothing the others' figures show.
 
-use crate::measure::Series;
+use crate::analyse::stats::median_of_sorted;
+use crate::run::measure::Series;
 use crate::schema::WarmupProbe;
-use crate::stats::median_of_sorted;
 use crate::text::thousands;
 
 /// A second is steady when its throughput is within this share of the steady throughput.

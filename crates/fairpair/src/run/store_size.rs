@@ -94,7 +94,7 @@ pub fn larger_store(current: u64, observed_rps: f64, window_s: u64, sizing: Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::store_sentence;
+    use crate::analyse::summarise::store_sentence;
 
     #[test]
     fn the_store_is_sized_from_the_fastest_measured_rate() {

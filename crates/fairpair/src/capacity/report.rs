@@ -4,9 +4,9 @@
 use std::fmt::Write;
 
 use crate::capacity::{Bound, CapacityRecord, Outcome, Search, SearchSettings, Verdict, sizing_line};
-use crate::charts::{COLOURS, esc, opening, short};
 use crate::report::document::{Align, Block, Document, Table};
 use crate::report::ratios::{baseline, percent_text, ratio_text};
+use crate::report::svg::{COLOURS, esc, opening, short};
 use crate::schema::{Benchmark, Disturbance};
 use crate::text::thousands;
 
@@ -113,7 +113,7 @@ fn confirm_text(s: &SearchSettings) -> String {
 
 /// The disturbance rule, in the files whose windows read the other processes' CPU (none before they did).
 fn disturbed_rule(c: &CapacityRecord) -> String {
-    use crate::disturbance::{DISTURBED_SLICE_MS, DISTURBED_TOTAL_MS};
+    use crate::run::disturbance::{DISTURBED_SLICE_MS, DISTURBED_TOTAL_MS};
     let steps = c.searches.iter().chain(&c.loader_limit).flat_map(|s| &s.steps);
     let read = steps.filter_map(|s| s.result.disturbance).any(|d| d.others_cpu_ms.is_some());
     match read {
@@ -190,7 +190,7 @@ fn rest(doc: &mut Document, b: &Benchmark, c: &CapacityRecord, busy: bool) {
     // A subject whose windows measured its warm-up (a JVM's JIT on a fresh process) keeps its steps, but its figure
     // is no capacity: it gets no sizing, and the reader is told why.
     let mut warming: Vec<String> =
-        c.searches.iter().filter_map(|s| crate::warmup::warming_in_windows(b, &s.subject)).collect();
+        c.searches.iter().filter_map(|s| crate::analyse::warmup::warming_in_windows(b, &s.subject)).collect();
     warming.dedup();
     for why in &warming {
         doc.push(Block::Note(format!(
@@ -210,7 +210,7 @@ fn rest(doc: &mut Document, b: &Benchmark, c: &CapacityRecord, busy: bool) {
                 .iter()
                 .filter(|s| s.scenario == *scenario && one_core.contains(&s.subject.as_str()))
                 .filter(|s| c.unresolved(s).is_none())
-                .filter(|s| crate::warmup::warming_in_windows(b, &s.subject).is_none())
+                .filter(|s| crate::analyse::warmup::warming_in_windows(b, &s.subject).is_none())
                 .map(|s| (s.subject.as_str(), s))
                 .collect();
             sizing_line(&s.objective, scenario, &of, SIZING_TARGET_RPS)
@@ -316,7 +316,9 @@ fn table(b: &Benchmark, c: &CapacityRecord) -> Table {
             share,
             match base_search.filter(|o| [s, *o].iter().all(|x| c.unresolved(x).is_none())) {
                 // Either side's windows measured a warm-up: the ratio would be the warm-up's (see the note).
-                Some(o) if [s, o].iter().any(|x| crate::warmup::warming_in_windows(b, &x.subject).is_some()) => {
+                Some(o)
+                    if [s, o].iter().any(|x| crate::analyse::warmup::warming_in_windows(b, &x.subject).is_some()) =>
+                {
                     "— (warm-up, see below)".into()
                 }
                 o => o.map_or("—".into(), |o| ratio_to(s, o)),
@@ -367,7 +369,7 @@ fn rate_text(search: &Search, i: usize) -> String {
 /// Why a window was run again: the others' CPU that decided it, or, in a file written before that was read, the
 /// machine's stall beyond the subject's and the loader's own wait (the rule then).
 fn disturbed_text(d: Option<Disturbance>) -> String {
-    use crate::disturbance::{DISTURBED_SLICE_MS, DISTURBED_TOTAL_MS};
+    use crate::run::disturbance::{DISTURBED_SLICE_MS, DISTURBED_TOTAL_MS};
     match d.and_then(|d| d.others_cpu_ms.zip(d.others_max_slice_ms)) {
         Some((_, slice)) if slice >= DISTURBED_SLICE_MS => {
             format!("other processes ran {slice:.1} ms within 0.1 s")

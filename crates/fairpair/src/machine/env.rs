@@ -6,13 +6,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Result;
 
-use crate::command::shell_words;
-use crate::host::{self, COMMAND_LIMIT, Host, SshHost};
-use crate::java::{Ergonomics, Jvm};
-use crate::node::Node;
-use crate::procstat;
+use crate::analyse::stats::Stat;
+use crate::machine::command::shell_words;
+use crate::machine::host::{self, COMMAND_LIMIT, Host, SshHost};
+use crate::machine::procstat;
 use crate::schema::{Environment, NetworkBytes, TwoHosts};
-use crate::stats::Stat;
+use crate::subjects::java::{Ergonomics, Jvm};
+use crate::subjects::node::Node;
 
 /// Captures the environment of `host`: this machine, or a server host (`--server-host`) through a few remote commands,
 /// each under its time limit. `dir` is the checkout whose commit is recorded (`.` here: the working directory). `tools`
@@ -102,7 +102,7 @@ pub fn go_version(host: &Host, binary: &str) -> Option<String> {
     (!version.is_empty()).then(|| version.to_string())
 }
 
-/// Adds what the JVM `java` on `host` chooses told it has `cpus` CPUs to `record` (`crate::java`), reading its
+/// Adds what the JVM `java` on `host` chooses told it has `cpus` CPUs to `record` (`crate::subjects::java`), reading its
 /// version the first time. A JVM that cannot be run leaves the version "unknown" and the choices empty: the run goes
 /// on, and the report shows what could not be read.
 pub fn jvm(host: &Host, java: &str, cpus: u32, record: &mut Option<Jvm>) {
@@ -118,7 +118,7 @@ pub fn jvm(host: &Host, java: &str, cpus: u32, record: &mut Option<Jvm>) {
     }
     let script = format!("{program} -XX:ActiveProcessorCount={cpus} -XX:+PrintFlagsFinal -version 2>/dev/null");
     if let Ok(flags) = host.run(&script, COMMAND_LIMIT) {
-        jvm.ergonomics.push(Ergonomics { cpus, ..crate::java::parse_flags(&flags) });
+        jvm.ergonomics.push(Ergonomics { cpus, ..crate::subjects::java::parse_flags(&flags) });
     }
 }
 
@@ -201,9 +201,9 @@ mod tests {
         assert_ne!(env.date, "");
         assert!(env.rustc.starts_with("rustc ") || env.rustc == "not found", "{}", env.rustc);
         assert!(env.node.starts_with('v') || env.node == "not found", "{}", env.node);
-        assert_eq!(env.node_source, Some(crate::node::NodeSource::Path));
+        assert_eq!(env.node_source, Some(crate::subjects::node::NodeSource::Path));
         // A Node given by its path is the one whose version is recorded, and a path that is no program says so.
-        let missing = Node { program: "/no/such dir/node".into(), source: crate::node::NodeSource::Flag };
+        let missing = Node { program: "/no/such dir/node".into(), source: crate::subjects::node::NodeSource::Flag };
         let env = capture(&Host::Local, ".", BTreeMap::new(), &missing).unwrap();
         assert_eq!(env.node, "not found");
         assert_eq!(env.node_program.as_deref(), Some("/no/such dir/node"));

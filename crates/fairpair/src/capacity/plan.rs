@@ -3,11 +3,11 @@
 
 use anyhow::Result;
 
-use super::{Plan, RUN_OVERHEAD_S, Scenario};
-use crate::args::RunArgs;
 use crate::capacity::{CapacityRecord, Objective, SearchSettings, check_resolution, max_steps, verdict};
-use crate::kinds::{BuiltinScenario, Tool};
-use crate::subject::SubjectSpec;
+use crate::plan::args::RunArgs;
+use crate::plan::names::{BuiltinScenario, Tool};
+use crate::plan::{Plan, RUN_OVERHEAD_S, Scenario};
+use crate::subjects::process::SubjectSpec;
 use crate::usage;
 
 /// The default width of a closed bracket: a rate decided met and one decided missed at most 5 % above it (the

@@ -1,7 +1,7 @@
 //! Execute: runs the plan's phases in order (preflight, the loader's limit, the warm-up probe, closed-loop load, open
 //! loop, capacity, memory) and collects what they produce into one [`Benchmark`], written to `benchmark.json` as the
 //! records arrive: after every run, marked incomplete, and once more when it is over. `fairpair run` calls [`run`];
-//! each run itself is `measure`'s job, the statistics and flags are `summary`'s, what stderr shows is `console`'s.
+//! each run itself is `measure`'s job, the statistics and flags are `analyse::summarise`'s, what stderr shows is `console`'s.
 //!
 //! Fairness rules applied here, in one place: a fresh server process for every measured run; subjects alternated
 //! run by run within a cell (A B A B …) so slow drift hits all of them; a bounded wait for an idle machine before
@@ -16,15 +16,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::console::{self, Phase, Progress};
-use crate::measure::{self, RunSpec, Runner};
-use crate::plan::{Plan, Scenario, capacity::CapacityPlan};
+use crate::analyse::summarise::{apply_capacity, flag, flags, summarise, summarise_memory};
+use crate::capacity::phase;
+use crate::capacity::plan::CapacityPlan;
+use crate::machine::{env, host};
+use crate::plan::{Plan, Scenario};
+use crate::run::console::{self, Phase, Progress};
+use crate::run::measure::{self, RunSpec, Runner};
+use crate::run::preflight;
 use crate::schema::*;
-use crate::subject::{Kind, SubjectSpec};
-use crate::summary::{apply_capacity, flag, flags, summarise, summarise_memory};
+use crate::subjects::process::{Origin, SubjectSpec};
 use crate::tools::{self, LoadTool, Tool};
-use crate::{capacity_phase, preflight};
-use crate::{env, host};
 
 /// The state of one execution: the plan it follows, the measurer of its runs, the display, and the records so far.
 struct Execution<'a> {
@@ -116,7 +118,7 @@ pub fn run(plan: &Plan) -> Result<Benchmark> {
     }
     // Interrupted during the last run (the load tool stopped with the signal): the handler ends the process with
     // status 130 once the servers are stopped; the run is not complete, and must not end as if it were.
-    while crate::subject::interrupted() {
+    while crate::subjects::process::interrupted() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     ex.bench.complete = true;
@@ -145,17 +147,17 @@ fn environments(plan: &Plan) -> Result<(Environment, PathRecord)> {
 
 /// The Node this machine would run the node subjects on (a two-host run's loader records it, though they run on the
 /// server host).
-fn local_node() -> crate::node::Node {
-    crate::node::find(&crate::node::roots_of_this_executable())
+fn local_node() -> crate::subjects::node::Node {
+    crate::subjects::node::find(&crate::subjects::node::roots_of_this_executable())
 }
 
 /// Records what each built-in server of the plan runs on, as its entry's probe says (`builtins.rs`): the Go that
 /// built the Go server (read from the binary itself), the JVM of the Java server and what it chose for each worker
 /// count.
 fn record_runtimes(plan: &Plan, environment: &mut Environment) {
-    use crate::builtins::RuntimeProbe;
+    use crate::subjects::builtins::RuntimeProbe;
     for spec in &plan.subjects {
-        let Kind::Builtin { subject, program, .. } = &spec.kind else { continue };
+        let Origin::Builtin { subject, program, .. } = &spec.origin else { continue };
         let Some(first) = program.first() else { continue };
         match subject.server().runtime {
             RuntimeProbe::Nothing => {}
@@ -348,7 +350,7 @@ impl<'a> Execution<'a> {
     /// One capacity search (see `capacity_phase`), each of its steps shown on the progress bar.
     fn search(&self, cap: &CapacityPlan, spec: &SubjectSpec, scenario: &Scenario, upper: Option<f64>) -> Search {
         let (status, stepped) = (|m| self.progress.status(m), || self.progress.ran(Phase::Capacity, 1));
-        let searcher = capacity_phase::Searcher { cap, runner: &self.runner, status: &status, stepped: &stepped };
+        let searcher = phase::Searcher { cap, runner: &self.runner, status: &status, stepped: &stepped };
         searcher.search(spec, scenario, upper)
     }
 
@@ -359,7 +361,7 @@ impl<'a> Execution<'a> {
         for (spec, scenario) in cap.searches(plan) {
             let connections = cap.settings.connections;
             let summaries = &self.bench.summaries;
-            let upper = capacity_phase::closed_loop_upper(summaries, &spec.name, &scenario.name, connections);
+            let upper = phase::closed_loop_upper(summaries, &spec.name, &scenario.name, connections);
             // Without a closed-loop figure (its runs were left out, or failed) the search still runs: a short
             // closed-loop probe gives it an upper bound, as under --capacity-only, and the report says so.
             if upper.is_none() && !cap.only {
@@ -396,7 +398,7 @@ impl<'a> Execution<'a> {
     }
 
     /// The warm-up probe, apart from every measured run: one fresh process per subject, its per-second throughput
-    /// over `warmup_probe_s` seconds, and how long it took to be steady (`crate::warmup`). Before the closed-loop
+    /// over `warmup_probe_s` seconds, and how long it took to be steady (`crate::analyse::warmup`). Before the closed-loop
     /// runs, so that the console says early whether their warm-up covers every subject.
     fn warmup_probe_phase(&mut self) {
         let plan = self.plan;
@@ -414,9 +416,9 @@ impl<'a> Execution<'a> {
             };
             match self.runner.series(&run, seconds) {
                 Ok(series) => {
-                    let mut p = crate::warmup::probe_record(&spec.name, &scenario.name, connections, series);
+                    let mut p = crate::analyse::warmup::probe_record(&spec.name, &scenario.name, connections, series);
                     self.progress.println(console::warmup_probe_line(&p, plan.settings.warmup_s));
-                    p.warmup_s = crate::warmup::extended_warmup(&p, plan.settings.warmup_s);
+                    p.warmup_s = crate::analyse::warmup::extended_warmup(&p, plan.settings.warmup_s);
                     if let Some(w) = p.warmup_s {
                         let more = plan.lengthened_warmup_seconds(&spec.name, w);
                         self.progress.println(console::warmup_lengthened_line(
@@ -568,7 +570,7 @@ mod tests {
     use super::*;
 
     fn golden() -> Benchmark {
-        serde_json::from_str(include_str!("../tests/fixtures/golden/benchmark.json")).unwrap()
+        serde_json::from_str(include_str!("../../tests/fixtures/golden/benchmark.json")).unwrap()
     }
 
     #[test]

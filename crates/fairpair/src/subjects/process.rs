@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use nix::sys::signal::Signal;
 
-use crate::command::{self, pinned, shell_words};
-use crate::host::{self, Host};
-use crate::kinds::BuiltinSubject;
+use crate::machine::command::{self, pinned, shell_words};
+use crate::machine::host::{self, Host};
+use crate::plan::names::BuiltinSubject;
 
 /// Process groups of the subjects running now, and their hosts, so an interrupted harness can stop them (see
 /// [`stop_all`]).
@@ -60,7 +60,7 @@ pub fn stop_all() {
 #[derive(Clone, Debug)]
 pub struct SubjectSpec {
     pub name: String,
-    pub kind: Kind,
+    pub origin: Origin,
     /// `--workers` given to a built-in server.
     pub workers: Option<u32>,
     /// Only measured on GET scenarios (the ceiling answers every request the same way).
@@ -72,8 +72,10 @@ pub struct SubjectSpec {
     pub per_worker_store: bool,
 }
 
+/// Where a subject comes from: one of ours, a user's command, or a service already running. (The report's
+/// `schema::SubjectKind` records the same three as data.)
 #[derive(Clone, Debug)]
-pub enum Kind {
+pub enum Origin {
     /// One of ours (which one: `subject`): the program (and any fixed leading arguments); host, port, workers and
     /// capacity are added as flags, and the address is read from the start-up line.
     Builtin { subject: BuiltinSubject, program: Vec<String>, accepts_max_users: bool, implements_contract: bool },
@@ -93,33 +95,33 @@ impl SubjectSpec {
 
     /// [`SubjectSpec::command_template`] of a subject started on `host`, bound to the address it binds there.
     pub fn command_template_on(&self, host: &Host) -> String {
-        match &self.kind {
-            Kind::Builtin { .. } => shell_words(&self.argv_on(&host.bind_address(), "{port}", Some("{max_users}"))),
-            Kind::Custom { template } => template.clone(),
-            Kind::External { url, .. } => url.clone(),
+        match &self.origin {
+            Origin::Builtin { .. } => shell_words(&self.argv_on(&host.bind_address(), "{port}", Some("{max_users}"))),
+            Origin::Custom { template } => template.clone(),
+            Origin::External { url, .. } => url.clone(),
         }
     }
 
     /// Whether the harness starts the subject itself, and so can read its processes' CPU time and memory.
     pub fn started_by_harness(&self) -> bool {
-        !matches!(self.kind, Kind::External { .. })
+        !matches!(self.origin, Origin::External { .. })
     }
 
     pub fn implements_contract(&self) -> bool {
-        match &self.kind {
-            Kind::Builtin { implements_contract, .. } => *implements_contract,
-            Kind::Custom { .. } | Kind::External { .. } => true,
+        match &self.origin {
+            Origin::Builtin { implements_contract, .. } => *implements_contract,
+            Origin::Custom { .. } | Origin::External { .. } => true,
         }
     }
 
     pub fn accepts_max_users(&self) -> bool {
-        matches!(self.kind, Kind::Builtin { accepts_max_users: true, .. })
+        matches!(self.origin, Origin::Builtin { accepts_max_users: true, .. })
     }
 
     /// The command, its server bound to `bind`: loopback, or on a server host the address the loader reaches.
     fn argv_on(&self, bind: &str, port: &str, max_users: Option<&str>) -> Vec<String> {
-        match &self.kind {
-            Kind::Builtin { program, accepts_max_users, .. } => {
+        match &self.origin {
+            Origin::Builtin { program, accepts_max_users, .. } => {
                 let mut v = program.clone();
                 v.extend(["--host", bind, "--port", port].map(String::from));
                 if let Some(w) = self.workers {
@@ -130,7 +132,7 @@ impl SubjectSpec {
                 }
                 v
             }
-            Kind::Custom { template } => {
+            Origin::Custom { template } => {
                 // A simple command is exec'd by the shell, so the subject's processes are the server's alone and
                 // the shell's own memory is not added to it; anything with shell syntax keeps the shell.
                 let command = template.replace("{port}", port);
@@ -138,7 +140,7 @@ impl SubjectSpec {
                 let command = if simple { format!("exec {command}") } else { command };
                 vec!["sh".into(), "-c".into(), command]
             }
-            Kind::External { url, .. } => vec![url.clone()],
+            Origin::External { url, .. } => vec![url.clone()],
         }
     }
 }
@@ -180,7 +182,7 @@ pub struct Running {
 
 /// Starts `spec` and waits until it answers 200 on its ready path.
 pub fn start(spec: &SubjectSpec, opts: &StartOptions) -> Result<Running> {
-    if let Kind::External { url, addr } = &spec.kind {
+    if let Origin::External { url, addr } = &spec.origin {
         return attach(spec, url, *addr, opts.timeout);
     }
     let host = opts.host;
@@ -252,8 +254,8 @@ fn command_for(spec: &SubjectSpec, opts: &StartOptions) -> Result<(Vec<String>, 
     let host = opts.host;
     let max_users = opts.max_users.map(|m| m.to_string());
     let bind = host.bind_address();
-    let (argv, fixed_port) = match &spec.kind {
-        Kind::Builtin { program, .. } => {
+    let (argv, fixed_port) = match &spec.origin {
+        Origin::Builtin { program, .. } => {
             // On a server host the program is looked for there: a missing one fails the start, with the shell's
             // message from the server host's stderr.
             if host.is_local() && !Path::new(&program[0]).exists() && !command::installed(&program[0]) {
@@ -261,21 +263,21 @@ fn command_for(spec: &SubjectSpec, opts: &StartOptions) -> Result<(Vec<String>, 
             }
             (spec.argv_on(&bind, "0", max_users.as_deref()), None)
         }
-        Kind::Custom { .. } if !host.is_local() => {
+        Origin::Custom { .. } if !host.is_local() => {
             return Err(crate::usage(format!(
                 "{}: a command of your own (--subject NAME=COMMAND) runs on this machine only; on a server host, start \
                  it there yourself and give --subject {}=http://HOST:PORT",
                 spec.name, spec.name
             )));
         }
-        Kind::Custom { .. } => {
+        Origin::Custom { .. } => {
             let port = free_port()?;
             (spec.argv_on(&bind, &port.to_string(), max_users.as_deref()), Some(port))
         }
-        Kind::External { .. } => unreachable!("attached above"),
+        Origin::External { .. } => unreachable!("attached above"),
     };
-    let argv = match (opts.header_timeout_ms, &spec.kind) {
-        (Some(ms), Kind::Builtin { accepts_max_users: true, .. }) => {
+    let argv = match (opts.header_timeout_ms, &spec.origin) {
+        (Some(ms), Origin::Builtin { accepts_max_users: true, .. }) => {
             argv.into_iter().chain(["--header-timeout-ms".to_string(), ms.to_string()]).collect()
         }
         _ => argv,
@@ -504,7 +506,7 @@ mod tests {
     fn builtin_commands_get_the_harness_flags() {
         let spec = SubjectSpec {
             name: "rust".into(),
-            kind: Kind::Builtin {
+            origin: Origin::Builtin {
                 subject: BuiltinSubject::Rust,
                 program: vec!["users-server".into()],
                 accepts_max_users: true,
@@ -520,15 +522,15 @@ mod tests {
             "users-server --host 127.0.0.1 --port '{port}' --workers 1 --max-users '{max_users}'"
         );
         // On a server host the server binds the address the loader reaches it on.
-        let mut there = crate::host::SshHost::new("bench@server", "/srv/fairpair", None);
-        there.ends = crate::host::parse_ssh_connection("10.213.7.1 40000 10.213.7.2 22");
+        let mut there = crate::machine::host::SshHost::new("bench@server", "/srv/fairpair", None);
+        there.ends = crate::machine::host::parse_ssh_connection("10.213.7.1 40000 10.213.7.2 22");
         assert_eq!(
             spec.command_template_on(&Host::Ssh(there)),
             "users-server --host 10.213.7.2 --port '{port}' --workers 1 --max-users '{max_users}'"
         );
         let custom = SubjectSpec {
             name: "mine".into(),
-            kind: Kind::Custom { template: "python3 -m http.server {port}".into() },
+            origin: Origin::Custom { template: "python3 -m http.server {port}".into() },
             workers: None,
             get_only: false,
             ready_path: "/".into(),

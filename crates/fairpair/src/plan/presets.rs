@@ -5,10 +5,10 @@
 //! figures are kept here as data, so that its report can quote them beside the ones measured on this machine; their
 //! methods, and how each preset departs from them, are in `docs/prior-results.md`.
 
-use crate::kinds::BuiltinScenario::{self, Get, Hello, Post};
-use crate::kinds::BuiltinSubject::{self, Go, GoMulti, Java, JavaMulti, Node, NodeCluster, Rust};
-pub use crate::kinds::Preset;
-use crate::kinds::Tool;
+use crate::plan::names::BuiltinScenario::{self, Get, Hello, Post};
+use crate::plan::names::BuiltinSubject::{self, Go, GoMulti, Java, JavaMulti, Node, NodeCluster, Rust};
+pub use crate::plan::names::Preset;
+use crate::plan::names::Tool;
 
 /// A study's method: the settings its preset fills in wherever the command line left them open (the plan does).
 #[derive(Clone, Copy, Debug, PartialEq)]

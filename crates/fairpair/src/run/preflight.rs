@@ -1,6 +1,6 @@
 //! Preflight: the stage between the plan and the runs, which checks the subjects and calibrates the plan to this
-//! machine. Typed data in (a [`Plan`]), typed data out (an [`Outcome`]: the revised plan, the verifications and the
-//! [`Preflight`] record stored in `benchmark.json`).
+//! machine. Typed data in (a [`Plan`]), typed data out (an [`Outcome`]: the calibration the runs read, the verifications, which
+//! subjects may be measured, and the [`Preflight`] record stored in `benchmark.json`).
 //!
 //! 1. **Verify** every subject against the contract; a failing one is not measured (unless `--allow-unverified`).
 //! 2. **Loader capacity**: what the load tool can generate on the loader CPUs, per scenario and connection count,
@@ -9,7 +9,7 @@
 //!    involving it is reported as a bound.
 //! 3. **POST rate**: a short POST run per subject that takes `--max-users`, on a store as large as the servers allow,
 //!    gives the rate (and the memory per user) the store of the measured runs is sized from
-//!    ([`crate::store::size_store`]): a full store answers 507, which is not served work.
+//!    ([`crate::run::store_size::size_store`]): a full store answers 507, which is not served work.
 //!
 //! Preflight does not revise the plan: what it decides is a [`Calibration`] the runs read. Every measurement goes
 //! through the one run procedure, [`Runner::run`].
@@ -21,17 +21,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::console;
-use crate::measure::{RunSpec, Runner};
+use crate::analyse::summarise::{LOADER_LIMITED_SHARE_PERCENT, capacity_from};
+use crate::machine::procstat;
 use crate::plan::{CALIBRATION_WARMUP_S, Plan, Scenario};
+use crate::run::console;
+use crate::run::measure::{RunSpec, Runner};
+use crate::run::store_size::{Calibration, bytes_per_user, given_store, size_store};
 use crate::schema::{
     LoaderCapacity, MAX_MAX_USERS, PostCalibration, Preflight, SubjectKind, SubjectRecord, Verification,
     VerificationStatus,
 };
-use crate::store::{Calibration, bytes_per_user, given_store, size_store};
-use crate::subject::{Kind, SubjectSpec};
-use crate::summary::{LOADER_LIMITED_SHARE_PERCENT, capacity_from};
-use crate::{procstat, verify};
+use crate::subjects::process::{Origin, SubjectSpec};
+use crate::verify;
 
 /// What preflight hands to the runs.
 pub struct Outcome {
@@ -74,7 +75,7 @@ pub fn run(plan: &Plan, stage: &Stage) -> Result<Outcome> {
         }
         let (record, measurable) = verify_one(plan, stage, spec, &mut out.skipped);
         // Said at once, not only in the report: a subject that will not be measured is the first thing to know.
-        let attached = matches!(spec.kind, Kind::External { .. });
+        let attached = matches!(spec.origin, Origin::External { .. });
         if let Some(line) = console::verdict_line(&spec.name, &record.verification, measurable, attached) {
             (stage.say)(line);
         }
@@ -186,10 +187,10 @@ fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, skipped: &mut Vec<
     }
     let record = SubjectRecord {
         name: spec.name.clone(),
-        kind: match spec.kind {
-            Kind::Builtin { .. } => SubjectKind::Builtin,
-            Kind::Custom { .. } => SubjectKind::Custom,
-            Kind::External { .. } => SubjectKind::External,
+        kind: match spec.origin {
+            Origin::Builtin { .. } => SubjectKind::Builtin,
+            Origin::Custom { .. } => SubjectKind::Custom,
+            Origin::External { .. } => SubjectKind::External,
         },
         command: spec.command_template_on(&plan.server_host),
         workers: spec.workers,
@@ -203,7 +204,7 @@ fn verify_one(plan: &Plan, stage: &Stage, spec: &SubjectSpec, skipped: &mut Vec<
 /// known in seconds, before the built-in servers' longer verifications; then the plan's order.
 fn verification_order(plan: &Plan) -> Vec<usize> {
     let (own, builtin): (Vec<usize>, Vec<usize>) =
-        (0..plan.subjects.len()).partition(|&i| !matches!(plan.subjects[i].kind, Kind::Builtin { .. }));
+        (0..plan.subjects.len()).partition(|&i| !matches!(plan.subjects[i].origin, Origin::Builtin { .. }));
     own.into_iter().chain(builtin).collect()
 }
 
@@ -213,7 +214,7 @@ fn verification_order(plan: &Plan) -> Vec<usize> {
 /// that fails is left out and the others are measured, as is a service that did not start (its own message says
 /// why).
 fn stops_the_run(spec: &SubjectSpec, v: &Verification, measurable: bool) -> bool {
-    !measurable && v.status == VerificationStatus::Failed && !matches!(spec.kind, Kind::Builtin { .. })
+    !measurable && v.status == VerificationStatus::Failed && !matches!(spec.origin, Origin::Builtin { .. })
 }
 
 /// `, GET and HEAD cases only` when a service is asked only the reading cases (`Plan::scope_for`).

@@ -227,7 +227,7 @@ mod tests {
             std::hint::black_box(run_delay_ns(&me));
         });
         time("the process list (/proc/*/stat) for the server's tree", 50, &|| {
-            drop(crate::host::Host::Local.processes());
+            drop(crate::machine::host::Host::Local.processes());
         });
         let others = std::cell::RefCell::new(Others::start(&me));
         time("every other thread's schedstat (one slice of the disturbance rule)", 200, &|| {

@@ -27,8 +27,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use crate::command::{last_line, output_within, shell_words, status_within};
-use crate::procstat::{self, MachineTicks, ProcStat};
+use crate::machine::command::{last_line, output_within, shell_words, status_within};
+use crate::machine::procstat::{self, MachineTicks, ProcStat};
 use crate::schema::{Memory, NetworkBytes};
 
 /// Seconds `ssh` may take to open the TCP connection and finish the handshake (`ConnectTimeout`).
