@@ -3,17 +3,16 @@
 //! Each is an enum, so that the harness decides on types and never compares a name as text. A name is read once,
 //! where it enters (clap reads `--tool` and `--preset`, the plan reads `--subjects` and `--scenarios`), and written
 //! back only for people and files: `benchmark.json` keeps the names it always had. This module imports nothing of
-//! the harness, so every other module can use it.
-
-use clap::ValueEnum;
-use serde::{Deserialize, Serialize};
+//! the harness but the tools' kind, which it names, so every other module can use it.
 
 /// Defines a kind: the enum, each variant's name as the command line and `benchmark.json` write it (clap and serde
 /// derive the same kebab-case names, which a test checks), `ALL`, `name`, `from_name` and `Display`.
 macro_rules! kind {
     ($(#[$meta:meta])* $kind:ident { $($(#[$doc:meta])* $variant:ident = $name:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, ValueEnum, Serialize, Deserialize)]
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize,
+        )]
         #[serde(rename_all = "kebab-case")]
         pub enum $kind {
             $($(#[$doc])* $variant,)*
@@ -42,11 +41,10 @@ macro_rules! kind {
         }
     };
 }
+pub(crate) use kind;
 
-kind! {
-    /// A load tool (`--tool`). Its adapter is [`Tool::adapter`], in `tools/`.
-    Tool { Wrk = "wrk", Oha = "oha", Autocannon = "autocannon", Ab = "ab", Bombardier = "bombardier", }
-}
+/// The load tools are a kind too, defined beside their adapters (`tools/mod.rs`) so that a new tool stays in `tools/`.
+pub use crate::tools::Tool;
 
 kind! {
     /// One of this repository's servers, or the fixed-response ceiling (`--subjects`). Which server each is, and
@@ -148,6 +146,8 @@ impl std::fmt::Display for Method {
 
 #[cfg(test)]
 mod tests {
+    use clap::ValueEnum;
+
     use super::*;
 
     /// The names written by hand above are the ones clap reads and serde writes.

@@ -34,6 +34,9 @@ impl LoadTool for Ab {
     fn kind(&self) -> Tool {
         Tool::Ab
     }
+    fn install_hint(&self) -> &'static str {
+        "install it with `apt-get install apache2-utils` (scripts/setup-tools)"
+    }
 
     fn prepare(&self, dir: &Path, scenario: &str, spec: &LoadSpec) -> Result<Option<(PathBuf, Option<String>)>> {
         let Some(body) = &spec.body else { return Ok(None) };

@@ -17,6 +17,9 @@ impl LoadTool for Autocannon {
     fn kind(&self) -> Tool {
         Tool::Autocannon
     }
+    fn install_hint(&self) -> &'static str {
+        "install it with `npm install -g autocannon` (scripts/setup-tools)"
+    }
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
         let (c, d) = (spec.connections.to_string(), spec.duration_s.to_string());

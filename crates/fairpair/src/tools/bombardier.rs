@@ -39,6 +39,11 @@ impl LoadTool for Bombardier {
     fn kind(&self) -> Tool {
         Tool::Bombardier
     }
+    fn install_hint(&self) -> &'static str {
+        "install codesenberg/bombardier with `GOTOOLCHAIN=local go install \
+         github.com/codesenberg/bombardier@v1.2.6` (scripts/setup-tools) and put `$(go env GOPATH)/bin` on PATH; \
+         Debian's `bombardier` package is a game, not this tool"
+    }
 
     fn available(&self) -> bool {
         http_bombardier().is_some()

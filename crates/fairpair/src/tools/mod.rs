@@ -10,6 +10,12 @@ pub mod bombardier;
 pub mod oha;
 pub mod wrk;
 
+crate::plan::names::kind! {
+    /// A load tool (`--tool`). A new one is a variant here, its arm in [`Tool::adapter`] and its file in `tools/`
+    /// (and its install in `scripts/setup-tools`).
+    Tool { Wrk = "wrk", Oha = "oha", Autocannon = "autocannon", Ab = "ab", Bombardier = "bombardier", }
+}
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -18,7 +24,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::machine::command::pinned;
 pub use crate::machine::command::{installed, shell_words};
-pub use crate::plan::names::{Method, Tool};
+pub use crate::plan::names::Method;
 use crate::schema::Latency;
 use crate::usage;
 
@@ -51,6 +57,8 @@ pub struct LoadResult {
 
 pub trait LoadTool {
     fn kind(&self) -> Tool;
+    /// How to install it, for the error that says it is missing.
+    fn install_hint(&self) -> &'static str;
     fn name(&self) -> &'static str {
         self.kind().name()
     }
@@ -85,7 +93,7 @@ pub struct OpenLoopSupport {
 }
 
 impl Tool {
-    /// The tool's adapter: the one place a new tool is added to the harness, beside its variant in `plan/names.rs`.
+    /// The tool's adapter: with its variant above, the one place a new tool is added to the harness.
     pub fn adapter(self) -> Box<dyn LoadTool> {
         match self {
             Tool::Wrk => Box::new(wrk::Wrk),
@@ -95,21 +103,6 @@ impl Tool {
             Tool::Bombardier => Box::new(bombardier::Bombardier),
         }
     }
-
-    /// How to install it, for the error that says it is missing.
-    fn install_hint(self) -> &'static str {
-        match self {
-            Tool::Wrk => "install it with `apt-get install wrk` (or run scripts/compare, which does)",
-            Tool::Oha => "install it with `cargo install oha --locked --version 1.16.0` (scripts/setup-tools)",
-            Tool::Ab => "install it with `apt-get install apache2-utils` (scripts/setup-tools)",
-            Tool::Bombardier => {
-                "install codesenberg/bombardier with `GOTOOLCHAIN=local go install \
-                 github.com/codesenberg/bombardier@v1.2.6` (scripts/setup-tools) and put `$(go env GOPATH)/bin` on \
-                 PATH; Debian's `bombardier` package is a game, not this tool"
-            }
-            Tool::Autocannon => "install it with `npm install -g autocannon` (scripts/setup-tools)",
-        }
-    }
 }
 
 /// Fails with a one-line, actionable message when the tool is missing.
@@ -117,7 +110,7 @@ pub fn require(tool: &dyn LoadTool) -> Result<()> {
     if tool.available() {
         return Ok(());
     }
-    let how = tool.kind().install_hint();
+    let how = tool.install_hint();
     Err(usage(format!("load tool `{}` not found on PATH: {how}", tool.name())))
 }
 

@@ -19,6 +19,9 @@ impl LoadTool for Oha {
     fn kind(&self) -> Tool {
         Tool::Oha
     }
+    fn install_hint(&self) -> &'static str {
+        "install it with `cargo install oha --locked --version 1.16.0` (scripts/setup-tools)"
+    }
 
     fn argv(&self, spec: &LoadSpec) -> Vec<String> {
         let (c, z) = (spec.connections.to_string(), format!("{}s", spec.duration_s));

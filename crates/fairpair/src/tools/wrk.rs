@@ -22,6 +22,9 @@ impl LoadTool for Wrk {
     fn kind(&self) -> Tool {
         Tool::Wrk
     }
+    fn install_hint(&self) -> &'static str {
+        "install it with `apt-get install wrk` (or run scripts/compare, which does)"
+    }
 
     fn prepare(&self, dir: &Path, scenario: &str, spec: &LoadSpec) -> Result<Option<(PathBuf, Option<String>)>> {
         let text = script(spec.method.as_str(), spec.body.as_deref());
