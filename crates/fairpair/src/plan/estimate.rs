@@ -159,8 +159,8 @@ impl Plan {
     pub fn estimate(&self) -> Estimate {
         let idle = self.settings.idle_wait_max_s / 2.0;
         let verify = self.subjects.iter().filter(|s| s.implements_contract()).count() as f64 * VERIFY_S;
-        let calibration =
-            self.calibration_runs() as f64 * ((CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
+        let calibration = crate::run::preflight::planned_runs(self) as f64
+            * ((CALIBRATION_WARMUP_S + self.calibration_s) as f64 + RUN_OVERHEAD_S);
         let per_run = PerRun {
             load: (self.settings.warmup_s + self.settings.duration_s) as f64 + RUN_OVERHEAD_S + idle,
             open_loop: (self.settings.warmup_s + self.settings.open_loop_duration_s) as f64 + RUN_OVERHEAD_S + idle,
@@ -185,13 +185,6 @@ impl Plan {
             profile: self.profiled_runs().len() as f64 * per_run.profile,
             per_run,
         }
-    }
-
-    /// Number of calibration measurements preflight will make (for the estimate): the loader's capacity on every
-    /// cell when the ceiling exists, and the POST rate of every subject whose store a writing scenario fills.
-    pub fn calibration_runs(&self) -> usize {
-        let capacity = if self.capacity_target.is_some() { self.capacity_cells().len() } else { 0 };
-        capacity + self.post_subjects().len()
     }
 
     /// The distinct (scenario, connections) cells of the plan: the loader's capacity depends on both (more

@@ -14,10 +14,9 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::analyse::summarise::{LOADER_LIMITED_SHARE_PERCENT, store_sentence};
 use crate::analyse::warmup::Coverage;
 use crate::plan::{Estimate, PerRun, Plan};
-use crate::schema::{CapacityBasis, Preflight, TwoHosts, Verification, VerificationStatus, WarmupProbe};
+use crate::schema::{Preflight, TwoHosts, Verification, VerificationStatus, WarmupProbe};
 use crate::text::{minutes, thousands};
 
 /// The bar counts tenths of a second, so that short phases still move it.
@@ -182,45 +181,10 @@ pub fn verdict_line(name: &str, v: &Verification, measurable: bool, attached: bo
     }
 }
 
-/// What preflight measured and decided, and the revised estimate: the lines said once preflight is over.
+/// What preflight measured and decided (its own lines, `preflight::lines`), and the revised estimate: the lines
+/// said once preflight is over.
 pub fn preflight(r: &Preflight, e: &Estimate) -> Vec<String> {
-    let mut lines = Vec::new();
-    for c in &r.loader_capacity {
-        lines.push(format!(
-            "preflight: loader capacity, {} at {} connections: {} requests/s ({}; measured {} against the {} with the \
-             loader {:.0} % busy{})",
-            c.scenario,
-            c.connections,
-            thousands(c.loader_capacity_rps),
-            match c.basis {
-                CapacityBasis::Saturated => "saturated loader",
-                CapacityBasis::Extrapolated => "scaled to a fully busy loader",
-            },
-            thousands(c.measured_rps),
-            c.target,
-            c.loader_cpu_percent,
-            if c.machine_idle { "" } else { "; the machine was busy" }
-        ));
-    }
-    if !r.loader_capacity.is_empty() {
-        lines.push(format!(
-            "preflight: a subject above {LOADER_LIMITED_SHARE_PERCENT:.0} % of that is loader-limited: its ratios are \
-             printed as bounds"
-        ));
-    }
-    for p in &r.post_calibration {
-        lines.push(format!(
-            "preflight: {} rate of {}: {} requests/s at {} connections{}",
-            p.scenario,
-            p.subject,
-            thousands(p.requests_per_sec),
-            p.connections,
-            if p.machine_idle { "" } else { " (the machine was busy)" }
-        ));
-    }
-    if let Some(s) = &r.store {
-        lines.push(format!("preflight: store of the POST runs: {}", store_sentence(s)));
-    }
+    let mut lines = crate::run::preflight::lines(r);
     lines.push(format!(
         "revised estimate after preflight ({:.0} s): {} left (warm-up probe {}, load {}, open-loop {}, capacity search \
          {}, memory {}{})",

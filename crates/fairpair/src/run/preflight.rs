@@ -21,17 +21,18 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::analyse::summarise::{LOADER_LIMITED_SHARE_PERCENT, capacity_from};
+use crate::analyse::summarise::{LOADER_LIMITED_SHARE_PERCENT, capacity_from, store_sentence};
 use crate::machine::procstat;
 use crate::plan::{CALIBRATION_WARMUP_S, Plan, Scenario};
 use crate::run::console;
 use crate::run::measure::{RunSpec, Runner};
 use crate::run::store_size::{Calibration, bytes_per_user, given_store, size_store};
 use crate::schema::{
-    LoaderCapacity, MAX_MAX_USERS, PostCalibration, Preflight, SubjectKind, SubjectRecord, Verification,
+    CapacityBasis, LoaderCapacity, MAX_MAX_USERS, PostCalibration, Preflight, SubjectKind, SubjectRecord, Verification,
     VerificationStatus,
 };
 use crate::subjects::process::{Origin, SubjectSpec};
+use crate::text::thousands;
 use crate::verify;
 
 /// What preflight hands to the runs.
@@ -223,6 +224,57 @@ fn scope_words(plan: &Plan, spec: &SubjectSpec) -> &'static str {
         crate::schema::CaseScope::Reads => ", GET and HEAD cases only: the run loads no POST",
         crate::schema::CaseScope::Every => "",
     }
+}
+
+/// Number of calibration measurements preflight will make (for the plan's estimate): the loader's capacity on every
+/// cell when the ceiling exists, and the POST rate of every subject whose store a writing scenario fills. A new
+/// calibration counts its runs here.
+pub fn planned_runs(plan: &Plan) -> usize {
+    let capacity = if plan.capacity_target.is_some() { plan.capacity_cells().len() } else { 0 };
+    capacity + plan.post_subjects().len()
+}
+
+/// What preflight measured and decided, as the console says it once preflight is over (a new calibration adds its
+/// lines here; `console::preflight` adds the revised estimate).
+pub fn lines(r: &Preflight) -> Vec<String> {
+    let mut lines = Vec::new();
+    for c in &r.loader_capacity {
+        lines.push(format!(
+            "preflight: loader capacity, {} at {} connections: {} requests/s ({}; measured {} against the {} with the \
+             loader {:.0} % busy{})",
+            c.scenario,
+            c.connections,
+            thousands(c.loader_capacity_rps),
+            match c.basis {
+                CapacityBasis::Saturated => "saturated loader",
+                CapacityBasis::Extrapolated => "scaled to a fully busy loader",
+            },
+            thousands(c.measured_rps),
+            c.target,
+            c.loader_cpu_percent,
+            if c.machine_idle { "" } else { "; the machine was busy" }
+        ));
+    }
+    if !r.loader_capacity.is_empty() {
+        lines.push(format!(
+            "preflight: a subject above {LOADER_LIMITED_SHARE_PERCENT:.0} % of that is loader-limited: its ratios are \
+             printed as bounds"
+        ));
+    }
+    for p in &r.post_calibration {
+        lines.push(format!(
+            "preflight: {} rate of {}: {} requests/s at {} connections{}",
+            p.scenario,
+            p.subject,
+            thousands(p.requests_per_sec),
+            p.connections,
+            if p.machine_idle { "" } else { " (the machine was busy)" }
+        ));
+    }
+    if let Some(s) = &r.store {
+        lines.push(format!("preflight: store of the POST runs: {}", store_sentence(s)));
+    }
+    lines
 }
 
 /// A calibration run: the plan's closed-loop tool, a short warm-up, then the calibration's length.
