@@ -129,3 +129,39 @@ fn the_committed_comparisons_are_what_fairpair_report_compare_prints_today() {
          fairpair --test committed_reports)"
     );
 }
+
+/// The absolute paths in `text` that lead into a checkout of this repository (a path with one of its top-level
+/// folders in it, such as `/home/me/fairpair/servers-node/server.js`), system paths aside.
+fn checkout_paths(text: &str) -> BTreeSet<String> {
+    const TOP: [&str; 6] = ["servers-node", "servers-go", "servers-java", "target", "tools", "crates"];
+    let is_path = |c: char| c.is_ascii_alphanumeric() || "._+-/".contains(c);
+    let mut found = BTreeSet::new();
+    for top in TOP {
+        for (at, _) in text.match_indices(&format!("/{top}/")) {
+            let start = text[..at].rfind(|c: char| !is_path(c)).map_or(0, |i| i + 1);
+            let path = &text[start..at + top.len() + 1];
+            if path.starts_with('/') && !["/usr/", "/proc/", "/sys/"].iter().any(|s| path.starts_with(s)) {
+                found.insert(path.to_string());
+            }
+        }
+    }
+    found
+}
+
+/// A committed run names no reader's checkout: paths into the repository are written from its root, as
+/// `scripts/relative-paths` rewrites them before a run is committed.
+#[test]
+fn no_committed_run_names_the_checkout_it_ran_in() {
+    assert_eq!(
+        checkout_paths(
+            r#"["taskset -c 0 /home/me/fairpair/tools/node/node_modules/.bin/node", "target/release/users-server"]"#
+        ),
+        BTreeSet::from(["/home/me/fairpair/tools".to_string()]),
+        "the check finds an absolute checkout path and leaves a relative one"
+    );
+    for dir in committed_runs() {
+        let text = std::fs::read_to_string(dir.join("benchmark.json")).unwrap();
+        let found = checkout_paths(&text);
+        assert!(found.is_empty(), "{}: {found:?}: run scripts/relative-paths on it", dir.display());
+    }
+}
