@@ -41,6 +41,10 @@ fn bad_input_is_one_line_and_status_2() {
     assert_usage_error(&["run", "--idle-wait", "soon"], "'--idle-wait <IDLE_WAIT>': not a number");
     assert_usage_error(&["run", "--subjects", "ceiling", "--server-cpus", "0-"], "--server-cpus");
     assert_usage_error(
+        &["run", "--subjects", "ceiling", "--server-program", "ruby=/x"],
+        "--server-program ruby=/x: give NAME=PATH, NAME one of rust, node, go, java, ceiling",
+    );
+    assert_usage_error(
         &["run", "--subjects", "rust", "--users-server", "/no/such/users-server"],
         "the Rust server not found",
     );

@@ -132,6 +132,10 @@ pub struct RunArgs {
     /// scripts/build-java writes it].
     #[arg(long)]
     pub java_server: Option<PathBuf>,
+    /// A built-in server's program, as NAME=PATH (`--server-program go=/opt/users-server-go`); repeatable. The same as
+    /// the server's own flag above, where it has one.
+    #[arg(long, value_name = "NAME=PATH")]
+    pub server_program: Vec<String>,
     /// Path of the Node server script [default: servers-node/server.js of the project this executable was built in
     /// (found from its own path, so that fairpair runs from any directory), else of the current directory].
     #[arg(long)]

@@ -84,7 +84,7 @@ fn local_programs(args: &RunArgs) -> Programs {
     };
     let java = args.java.clone().unwrap_or_else(|| "java".into());
     Programs {
-        paths: SERVERS.iter().map(|s| (s.id, (s.given)(args).cloned().unwrap_or_else(|| place(s.location)))).collect(),
+        paths: SERVERS.iter().map(|s| (s.id, s.given_program(args).unwrap_or_else(|| place(s.location)))).collect(),
         node: crate::subjects::node::given_or_found(
             args.node.as_deref(),
             &crate::subjects::node::roots_of_this_executable(),
@@ -148,10 +148,7 @@ impl ServerSide {
             Location::Project(relative) => dir.join(relative),
         };
         let mut programs = Programs {
-            paths: SERVERS
-                .iter()
-                .map(|s| (s.id, (s.given)(args).cloned().unwrap_or_else(|| place(s.location))))
-                .collect(),
+            paths: SERVERS.iter().map(|s| (s.id, s.given_program(args).unwrap_or_else(|| place(s.location)))).collect(),
             node: self.node(args, dir)?,
             java: args.java.clone().unwrap_or_else(|| "java".into()),
             java_found: true,

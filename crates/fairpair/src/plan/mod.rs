@@ -313,17 +313,12 @@ pub(crate) mod tests {
         args: RunArgs,
     }
 
-    /// The made-up path of a built-in server's program.
+    /// The made-up path of a built-in server's program: the file name of where it is by default.
     pub(crate) fn program_of(id: crate::subjects::builtins::ServerId) -> std::path::PathBuf {
-        use crate::subjects::builtins::ServerId;
-        let name = match id {
-            ServerId::Rust => "users-server",
-            ServerId::Node => "server.js",
-            ServerId::Go => "users-server-go",
-            ServerId::Java => "users-server-java.jar",
-            ServerId::Ceiling => "ceiling",
-        };
-        name.into()
+        use crate::subjects::builtins::{Location, SERVERS};
+        let server = SERVERS.iter().find(|s| s.id == id).expect("every server has a row");
+        let (Location::Profile(path) | Location::Target(path) | Location::Project(path)) = server.location;
+        std::path::Path::new(path).file_name().expect("a file").into()
     }
 
     /// Made-up facts: a machine with these CPUs, every load tool installed and every program present.

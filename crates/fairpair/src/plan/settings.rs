@@ -101,6 +101,7 @@ pub(super) fn settings(
 /// Values that cannot mean anything are refused rather than quietly raised, so that the report never describes a
 /// run the user did not ask for. (Every default is valid: only what the command line gives is checked.)
 pub(super) fn check_values(args: &RunArgs) -> Result<()> {
+    crate::subjects::builtins::check_server_programs(args)?;
     if args.duration == Some(0) || args.repeats == Some(0) {
         return Err(usage("--duration and --repeats must be at least 1"));
     }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use crate::plan::args::RunArgs;
 use crate::plan::names::BuiltinSubject;
+use crate::usage;
 use contract::releases::Stack;
 
 /// Which built-in server: the key of an entry of [`SERVERS`], and of the programs the facts found for them.
@@ -72,7 +73,8 @@ pub struct Server {
     pub what: &'static str,
     /// Where its program is when the flag below is not given.
     pub location: Location,
-    /// The flag that gives its program's path (`--go-server`), read from the arguments.
+    /// The flag of its own that gives its program's path (`--go-server`), read from the arguments. A new server
+    /// needs none (`|_| None`): `--server-program NAME=PATH` gives any built-in server's ([`Server::given_program`]).
     pub given: fn(&RunArgs) -> Option<&PathBuf>,
     /// How to get the program when it is missing, for the one-line refusal.
     pub hint: &'static str,
@@ -183,6 +185,17 @@ pub const SERVERS: &[Server] = &[
 ];
 
 impl Server {
+    /// Its program's path when the command line gives one: its own flag (`--go-server`), else a `--server-program
+    /// NAME=PATH` naming its subject (`go`).
+    pub fn given_program(&self, args: &RunArgs) -> Option<PathBuf> {
+        (self.given)(args).cloned().or_else(|| {
+            args.server_program.iter().find_map(|entry| match entry.split_once('=') {
+                Some((name, path)) if name == self.single.name() => Some(PathBuf::from(path)),
+                _ => None,
+            })
+        })
+    }
+
     /// The entry of a server.
     pub fn get(id: ServerId) -> &'static Server {
         SERVERS.iter().find(|s| s.id == id).expect("every server has an entry")
@@ -215,6 +228,25 @@ impl BuiltinSubject {
 pub const JAVA_HINT: &str = "install a JDK 17 or later (apt-get install openjdk-17-jdk-headless; scripts/build-java also \
                              needs Maven: apt-get install maven), or give --java PATH";
 
+/// Refuses a `--server-program` that is not NAME=PATH with NAME a built-in server (`rust`, `node`, `go`, `java`,
+/// `ceiling`), in one line: a misspelt name would otherwise leave the default program in place without a word.
+pub fn check_server_programs(args: &RunArgs) -> anyhow::Result<()> {
+    for entry in &args.server_program {
+        let known = |name: &str| SERVERS.iter().any(|s| s.single.name() == name);
+        match entry.split_once('=') {
+            Some((name, path)) if known(name) && !path.is_empty() => {}
+            _ => {
+                let names: Vec<&str> = SERVERS.iter().map(|s| s.single.name()).collect();
+                return Err(usage(format!(
+                    "--server-program {entry}: give NAME=PATH, NAME one of {}",
+                    names.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,5 +266,20 @@ mod tests {
         assert!(BuiltinSubject::JavaMulti.is_multi_worker() && !BuiltinSubject::Java.is_multi_worker());
         assert_eq!(BuiltinSubject::GoMulti.server().workers(BuiltinSubject::GoMulti, 4), 4);
         assert_eq!(BuiltinSubject::Go.server().workers(BuiltinSubject::Go, 4), 1);
+    }
+
+    /// `--server-program NAME=PATH` gives a built-in server's program as its own flag does, which wins over it; a
+    /// name that is no built-in server is refused.
+    #[test]
+    fn server_program_gives_any_servers_program() {
+        let args = crate::plan::tests::args(&["--server-program", "go=/opt/go-server", "--java-server", "/a.jar"]);
+        assert_eq!(Server::get(ServerId::Go).given_program(&args), Some(PathBuf::from("/opt/go-server")));
+        assert_eq!(Server::get(ServerId::Java).given_program(&args), Some(PathBuf::from("/a.jar")));
+        assert_eq!(Server::get(ServerId::Rust).given_program(&args), None);
+        assert!(check_server_programs(&args).is_ok());
+        for bad in ["ruby=/x", "go", "go="] {
+            let e = check_server_programs(&crate::plan::tests::args(&["--server-program", bad])).unwrap_err();
+            assert!(e.to_string().starts_with(&format!("--server-program {bad}: give NAME=PATH")), "{e}");
+        }
     }
 }
