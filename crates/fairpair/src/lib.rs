@@ -4,14 +4,16 @@
 //! The harness behind `fairpair verify`, `fairpair run` and `fairpair report` (the CLI is `src/main.rs`). Data flows
 //! one way, and each stage is a folder, in the order a run goes through them:
 //!
-//! - `verify/` — the contract's cases (crate `contract`) run against a server.
 //! - `plan/` — the command line (`args.rs`) and the machine's facts resolved into a [`plan::Plan`], before anything
 //!   starts; `names.rs` holds the enums of the names a run is made of, `presets.rs` the published studies' methods.
-//! - `run/` — preflight (verify, then calibrate the plan to the machine), the phases in order (`execute.rs`), the one
-//!   run procedure (`measure.rs`), the disturbance rule and the console.
+//! - `run/` — preflight (verify every subject with `verify/`, the contract's cases run against a server; then
+//!   calibrate the plan to the machine), the phases in order (`execute.rs`), the one run procedure (`measure.rs`),
+//!   the disturbance rule and the console.
 //! - `analyse/` — statistics, the summaries of the raw records, the warm-up reading and the diagnoses.
 //! - `report/` — `benchmark.json` → `report.md` and `report.html`, its sections and SVG charts.
-//! - `export/` and `compare/` — the headline figures as CSV and Bencher Metric Format; two runs side by side.
+//!
+//! After a run, on its file: `export/` (the headline figures as CSV and Bencher Metric Format) and `compare/` (two
+//! runs side by side).
 //!
 //! Beside the stages: `capacity/` (the search for the highest rate under a latency objective: its plan, the search,
 //! its phase in a run and its part of the report), `decision/` (the figures against the reader's own numbers),

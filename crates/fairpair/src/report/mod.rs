@@ -2,7 +2,8 @@
 //!
 //! Run with `fairpair report results/benchmark.json` (a `fairpair run` ends with it). Layout:
 //!
-//! - this file: reading a results file, and [`document`], which calls the sections in reading order;
+//! - this file: reading a results file, and [`document_with`] (which [`document`] calls), calling the sections in
+//!   reading order;
 //! - `report/sections/`: the sections, grouped by what they tell (`summary.rs`: the answer first, each subject's
 //!   headline figures against the baseline in words; `setup.rs`: how it was measured; `figures.rs`: the tables of
 //!   figures; `warmup.rs`, `shape.rs`: the warm-up and the latency's shape; `decision.rs`: the figures against your

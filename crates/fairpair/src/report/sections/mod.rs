@@ -1,5 +1,5 @@
-//! The report's sections, grouped by what they tell the reader; `report::document` calls them in reading order.
-//! A new section is a function in the file of its kind (or a new file here) and one call in `report::document`.
+//! The report's sections, grouped by what they tell the reader; `report::document_with` calls them in reading order.
+//! A new section is a function in the file of its kind (or a new file here) and one call in `report::document_with`.
 
 pub mod decision;
 pub mod figures;
