@@ -189,10 +189,8 @@ impl Server {
     /// NAME=PATH` naming its subject (`go`).
     pub fn given_program(&self, args: &RunArgs) -> Option<PathBuf> {
         (self.given)(args).cloned().or_else(|| {
-            args.server_program.iter().find_map(|entry| match entry.split_once('=') {
-                Some((name, path)) if name == self.single.name() => Some(PathBuf::from(path)),
-                _ => None,
-            })
+            let mut entries = args.server_program.iter().filter_map(|entry| program_entry(entry));
+            entries.find(|(name, _)| *name == self.single.name()).map(|(_, path)| PathBuf::from(path))
         })
     }
 
@@ -231,20 +229,18 @@ pub const JAVA_HINT: &str = "install a JDK 17 or later (apt-get install openjdk-
 /// Refuses a `--server-program` that is not NAME=PATH with NAME a built-in server (`rust`, `node`, `go`, `java`,
 /// `ceiling`), in one line: a misspelt name would otherwise leave the default program in place without a word.
 pub fn check_server_programs(args: &RunArgs) -> anyhow::Result<()> {
+    let names: Vec<&str> = SERVERS.iter().map(|s| s.single.name()).collect();
     for entry in &args.server_program {
-        let known = |name: &str| SERVERS.iter().any(|s| s.single.name() == name);
-        match entry.split_once('=') {
-            Some((name, path)) if known(name) && !path.is_empty() => {}
-            _ => {
-                let names: Vec<&str> = SERVERS.iter().map(|s| s.single.name()).collect();
-                return Err(usage(format!(
-                    "--server-program {entry}: give NAME=PATH, NAME one of {}",
-                    names.join(", ")
-                )));
-            }
+        if !program_entry(entry).is_some_and(|(name, _)| names.contains(&name)) {
+            return Err(usage(format!("--server-program {entry}: give NAME=PATH, NAME one of {}", names.join(", "))));
         }
     }
     Ok(())
+}
+
+/// One `--server-program` entry as (subject name, path), when it is NAME=PATH with a path.
+fn program_entry(entry: &str) -> Option<(&str, &str)> {
+    entry.split_once('=').filter(|(_, path)| !path.is_empty())
 }
 
 #[cfg(test)]
